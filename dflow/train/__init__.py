@@ -22,6 +22,7 @@ from dflow.train import (  # noqa: F401
     proximal_gradient_descent,
     rmsprop,
     saver,
+    session_run_hook,
     training_util,
 )
 from dflow.train import coordinator as _coordinator  # noqa: F401  (tf.train.Coordinator)
