@@ -22,6 +22,7 @@ workers it uses: a lost worker fails the run promptly with
 from __future__ import annotations
 
 import hashlib
+import pickle
 import threading
 import time
 
@@ -55,11 +56,13 @@ def _connect(target, timeout_s: float):
 
 
 class RemotePartition:
-    """A partition to run on a worker: where, and the spec the worker compiles."""
+    """A partition to run on a worker: where, the spec the worker compiles,
+    and which feeds and upstream outputs it reads (all that a direct run sends)."""
 
-    __slots__ = ("partition", "device", "worker", "resources", "spec", "graph_key")
+    __slots__ = ("partition", "device", "worker", "resources", "spec", "graph_key", "blocking", "feed_indices",
+                 "up_needs", "key", "local")
 
-    def __init__(self, partition, sources, worker: str, graph_key: str):
+    def __init__(self, partition, sources, worker: str, graph_key: str, local: bool = False):
         self.partition = partition
         self.device = partition.device
         self.worker = worker
@@ -68,6 +71,14 @@ class RemotePartition:
         self.spec = (partition.device, tuple(op.name for op in partition.ops),
                      tuple(t.name for t in partition.inputs), tuple(t.name for t in partition.outputs),
                      tuple(partition.upstream), tuple(tuple(s) for s in sources))
+        self.key = hashlib.sha1(repr((graph_key, self.spec)).encode()).hexdigest()
+        self.blocking = any(op._opdef.uses_context for op in partition.ops)
+        # The worker lives in this process (a tf.train.Server): run here, as TF1's in-process master does.
+        self.local = local
+        self.feed_indices = tuple(sorted({s[1] for s in sources if s[0] == "feed"}))
+        # per upstream argument: the positions of its outputs this partition reads
+        self.up_needs = tuple(tuple(sorted({s[2] for s in sources if s[0] == "up" and s[1] == j}))
+                              for j in range(len(partition.upstream)))
 
 
 class ClusterRuntime:
@@ -80,6 +91,7 @@ class ClusterRuntime:
         self._installed: dict = {}  # worker address -> set of graph keys
         self._incarnations: dict = {}  # worker address -> incarnation id seen at install
         self._graph_docs: dict = {}  # (graph id, graph version) -> (key, payload)
+        self._specs_sent: set = set()  # (worker, partition key): the worker has the spec
         self.topology_version = 0  # bumped when workers are lost: cached plans are stale
         self.refresh_devices()
 
@@ -125,7 +137,7 @@ class ClusterRuntime:
             raise errors.UnavailableError(
                 None, partition.ops[-1], f"No worker serves {partition.device} now (it was lost and has not come "
                                          f"back yet); the cluster has {', '.join(self._devices)}.")
-        return RemotePartition(partition, sources, worker, key)
+        return RemotePartition(partition, sources, worker, key, local=worker in _local_workers())
 
     def _graph_doc(self, graph):
         cache_key = (id(graph), graph._version, graph._structure_version)
@@ -164,13 +176,105 @@ class ClusterRuntime:
         graph = partitions[0].ops[0].graph
         workers = {p.worker for p in programs}
         self._install(graph, programs[0].graph_key, workers)
+        run_once = self._run_direct if _direct_runs() else self._run_scheduled
         try:
-            return self._run_once(graph, partitions, programs, feeds, token, traced, ctx)
+            return run_once(graph, partitions, programs, feeds, token, traced, ctx)
         except _Reinstall:
             self._install(graph, programs[0].graph_key, workers, force=True)
-            return self._run_once(graph, partitions, programs, feeds, token, traced, ctx)
+            return run_once(graph, partitions, programs, feeds, token, traced, ctx)
 
-    def _run_once(self, graph, partitions, programs, feeds, token, traced, ctx) -> list:
+    # -- direct runs: the session calls each partition's worker ---------------------------
+    def _run_direct(self, graph, partitions, programs, feeds, token, traced, ctx) -> list:
+        """Runs the partitions by calling the ``dflow_run`` handler of their
+        workers, in dependency order, independent ones at once: one network
+        round trip per partition and none through the scheduler."""
+        try:
+            return self.client.sync(self._direct, graph, programs, feeds, traced, ctx)
+        except OSError as e:  # CommClosedError: a worker went away mid-run
+            self._raise_lost(programs, e)
+
+    async def _direct(self, graph, programs, feeds, traced, ctx) -> list:
+        import asyncio
+
+        tasks: list = []
+
+        async def one(i, prog):
+            ups = []
+            for j, needs in zip(prog.partition.upstream, prog.up_needs):
+                out = await tasks[j]
+                ups.append(tuple(out[k] if k in needs else None for k in range(len(out))))
+            fed = {k: feeds[k] for k in prog.feed_indices}
+            if prog.local:
+                return await self._run_here(prog, traced, ctx, fed, ups)
+            payload = pickle.dumps((ctx, fed, tuple(ups)), protocol=pickle.HIGHEST_PROTOCOL)
+            rpc = self.client.rpc(prog.worker)
+            spec = None if (prog.worker, prog.key) in self._specs_sent else prog.spec
+            while True:
+                reply = await rpc.dflow_run(key=prog.key, graph_key=prog.graph_key, spec=spec,
+                                            incarnation=self._incarnations.get(prog.worker), traced=traced,
+                                            blocking=prog.blocking, payload=payload)
+                if "out" in reply:
+                    self._specs_sent.add((prog.worker, prog.key))
+                    return pickle.loads(reply["out"])
+                if not reply.get("need_spec") or spec is not None:
+                    break
+                spec = prog.spec
+            if reply.get("reinstall"):
+                raise _Reinstall()
+            self._raise_error(graph, pickle.loads(reply["error"]))
+
+        for i, prog in enumerate(programs):
+            tasks.append(asyncio.ensure_future(one(i, prog)))
+        try:
+            while True:
+                timeout = _POLL_S
+                if ctx is not None and ctx.deadline is not None:
+                    timeout = min(timeout, max(ctx.deadline - time.time(), 0.0) + 0.05)
+                done, pending = await asyncio.wait(tasks, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION)
+                for t in done:
+                    if t.exception() is not None:
+                        raise t.exception()
+                if not pending:
+                    return [t.result() for t in tasks]
+                if ctx is not None and ctx.deadline is not None and time.time() >= ctx.deadline:
+                    raise errors.DeadlineExceededError(None, None, "The run's deadline (RunOptions.timeout_in_ms) "
+                                                                   "expired while its partitions ran on the cluster.")
+                if ctx is not None and ctx.cancelled:
+                    raise errors.CancelledError(None, None, ctx.reason)
+        finally:
+            for t in tasks:
+                if not t.done():
+                    t.cancel()
+
+    async def _run_here(self, prog, traced, ctx, fed, ups):
+        """A partition of a worker in this process: no message, no copy."""
+        from dflow.sessions import worker_state
+
+        args = (prog.graph_key, prog.spec, self._incarnations.get(prog.worker), traced, ctx, fed, ups)
+        try:
+            if prog.blocking:
+                import asyncio
+
+                return await asyncio.get_running_loop().run_in_executor(
+                    worker_state._blocking_pool(), worker_state.run_here, *args)
+            return worker_state.run_here(*args)
+        except worker_state.GraphNotInstalled:
+            raise _Reinstall() from None
+        except errors.OpError as e:
+            self._raise_error(prog.partition.ops[0].graph, e)
+
+    def _raise_lost(self, programs, exc) -> None:
+        """A direct call failed on its connection: name the devices whose workers are gone."""
+        self._check_alive([prog.worker for prog in programs])
+        devices = ", ".join(sorted({prog.device for prog in programs}))
+        self.topology_version += 1
+        raise errors.UnavailableError(None, None, f"Lost the connection to a Dask worker serving {devices}: "
+                                                  f"{type(exc).__name__}: {exc}. Its variables and queues may be "
+                                                  f"gone; the next run is planned on the workers serving those "
+                                                  f"devices then.") from None
+
+    # -- scheduled runs: one Dask task per partition, through the scheduler ---------------
+    def _run_scheduled(self, graph, partitions, programs, feeds, token, traced, ctx) -> list:
         from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
         from dask.task_spec import DataNode, Task, TaskRef
 
@@ -269,9 +373,15 @@ class ClusterRuntime:
         exc = future.exception()
         if isinstance(exc, GraphNotInstalled):
             raise _Reinstall()
+        self._raise_error(graph, exc)
+
+    @staticmethod
+    def _raise_error(graph, exc) -> None:
+        """Re-raises a worker's exception: TF1 errors as they are (bound to this
+        session's op of that name), anything else as UnavailableError."""
         if isinstance(exc, errors.OpError):
-            name = getattr(exc, "op_name", None)
-            if name is not None and exc.op is None:
+            name = getattr(exc, "op_name", None) or getattr(exc.op, "name", None)
+            if name is not None and (exc.op is None or exc.op.graph is not graph):
                 try:
                     exc._op = graph.get_operation_by_name(name)
                 except (KeyError, ValueError):
@@ -283,6 +393,30 @@ class ClusterRuntime:
     def close(self) -> None:
         if self._owns_client:
             self.client.close()
+
+
+def _local_workers() -> set:
+    """Addresses of the Dask workers running in this process (``tf.train.Server``)."""
+    import sys
+
+    if "distributed" not in sys.modules:
+        return set()
+    from distributed import Worker
+
+    return {w.address for w in list(Worker._instances) if w.address}
+
+
+def _direct_runs() -> bool:
+    """Whether runs call workers directly (the default) or go through the
+    scheduler as Dask tasks (``dask.config.set({"dflow.cluster.runs": "scheduler"})``),
+    which shows every partition in the dashboard's task stream at the cost of
+    a scheduler round trip per dependent partition."""
+    import dask
+
+    mode = dask.config.get("dflow.cluster.runs", "direct")
+    if mode not in ("direct", "scheduler"):
+        raise ValueError(f"dask config dflow.cluster.runs must be 'direct' or 'scheduler', got {mode!r}")
+    return mode == "direct"
 
 
 class _Reinstall(Exception):

@@ -97,38 +97,66 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
     comes from another device; partitions are keyed by (device, stage), so
     every edge between partitions goes to a higher stage. With ``op_level``
     every op is its own partition (the debug lowering).
+
+    Two kinds of op never make a value cross devices, since running them
+    anywhere gives the same result (each cross-device edge is a network
+    hop on a cluster, and a chain of them is a round trip each):
+
+    * a constant read on other devices is copied into each partition that
+      reads it (a name lookup there), rather than sent;
+    * a ``NoOp`` that only orders things (a ``tf.group``, an optimizer's
+      update op) runs on the device of its control inputs when they share
+      one, so that ``apply updates -> NoOp -> global_step += 1`` on a
+      parameter server stays one partition.
     """
+    device = _effective_devices(ops, placement, fetch_tensors) if not op_level else placement
+    copied = _copied_constants(ops, device, fed, fetch_tensors) if not op_level else set()
     stage: dict = {}
     groups: dict = {}
     part_of: dict = {}
     for op in ops:
-        dev = placement[op]
+        if op in copied:
+            continue
+        dev = device[op]
         s = 0
         for t in op._inputs:
-            if t in fed:
+            if t in fed or t._op in copied:
                 continue
             src = t._op
-            s = max(s, stage[src] + (placement[src] != dev))
+            s = max(s, stage[src] + (device[src] != dev))
         for c in op._control_inputs:
-            s = max(s, stage[c] + (placement[c] != dev))
+            s = max(s, stage[c] + (device[c] != dev))
         stage[op] = s
-        key = op if op_level else (dev, s)
+    if not op_level:
+        _delay_stages(ops, stage, device, copied, fed)
+    for op in ops:
+        if op in copied:
+            continue
+        dev = device[op]
+        key = op if op_level else (dev, stage[op])
         part = groups.get(key)
         if part is None:
             part = groups[key] = Partition(dev, [])
         part.ops.append(op)
         part_of[op] = part
+    if copied:
+        for part in groups.values():
+            consts = list(dict.fromkeys(t._op for op in part.ops for t in op._inputs
+                                        if t._op in copied and t not in fed))
+            part.ops[:0] = consts
     position = {op: i for i, op in enumerate(ops)}
     if op_level:
         parts = sorted(groups.values(), key=lambda p: position[p.ops[0]])
     else:
-        parts = sorted(groups.values(), key=lambda p: (stage[p.ops[0]], position[p.ops[0]]))
+        parts = sorted(groups.values(), key=lambda p: (stage[_first_staged(p, copied)],
+                                                        position[_first_staged(p, copied)]))
     index = {id(p): i for i, p in enumerate(parts)}
     for p in parts:
         seen_in, seen_up = set(), set()
+        local = set(p.ops)
         for op in p.ops:
             for t in op._inputs:
-                src = None if t in fed else part_of[t._op]
+                src = None if t in fed else (p if t._op in local else part_of[t._op])
                 if src is not p and t not in seen_in:
                     seen_in.add(t)
                     p.inputs.append(t)
@@ -148,6 +176,61 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
             if t not in p.outputs:
                 p.outputs.append(t)
     return parts
+
+
+def _delay_stages(ops, stage: dict, device: dict, copied, fed) -> None:
+    """Moves an op whose readers are all on its own device to their earliest
+    stage: work that waits for nothing (constants' shapes, fills) then joins
+    the partition that uses it instead of being a partition of its own."""
+    readers: dict = {}
+    for op in ops:
+        if op in copied:
+            continue
+        for t in op._inputs:
+            if t not in fed and t._op not in copied:
+                readers.setdefault(t._op, []).append(op)
+        for c in op._control_inputs:
+            readers.setdefault(c, []).append(op)
+    for op in reversed(ops):
+        if op in copied:
+            continue
+        rs = readers.get(op)
+        if rs and all(device[r] == device[op] for r in rs):
+            stage[op] = max(stage[op], min(stage[r] for r in rs))
+
+
+def _first_staged(part, copied):
+    for op in part.ops:
+        if op not in copied:
+            return op
+    return part.ops[0]
+
+
+def _effective_devices(ops, placement: dict, fetch_tensors) -> dict:
+    """``placement``, with ordering-only NoOps moved to their control inputs' device."""
+    device = dict(placement)
+    for op in ops:
+        if op._type == "NoOp" and op._control_inputs and not op._inputs:
+            devs = {device[c] for c in op._control_inputs}
+            if len(devs) == 1:
+                device[op] = devs.pop()
+    return device
+
+
+def _copied_constants(ops, device: dict, fed, fetch_tensors) -> set:
+    """Constants every reader can compute itself: read on another device, not
+    fetched, not ordered by control edges (those keep their own partition)."""
+    consts = {op for op in ops if op._type == "Const" and not op._control_inputs}
+    if not consts:
+        return consts
+    keep = {t._op for t in fetch_tensors if t not in fed}
+    cross = set()
+    for op in ops:
+        keep.update(c for c in op._control_inputs if c in consts)
+        for t in op._inputs:
+            if t._op in consts and t not in fed and device[t._op] != device[op]:
+                cross.add(t._op)
+    return cross - keep
 
 
 @dataclass

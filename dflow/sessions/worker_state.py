@@ -40,8 +40,13 @@ class GraphNotInstalled(Exception):
         self.graph_key = graph_key
 
 
-def install_graph(graph_key: str, payload: bytes) -> str:
-    """Imports the graph ``payload`` under ``graph_key``; returns this worker's incarnation."""
+def install_graph(graph_key: str, payload: bytes, dask_worker=None) -> str:
+    """Imports the graph ``payload`` under ``graph_key``; returns this worker's incarnation.
+
+    Also installs the ``dflow_run`` handler on the worker's server, through
+    which sessions run partitions directly (``handle_run``)."""
+    if dask_worker is not None and "dflow_run" not in dask_worker.handlers:
+        dask_worker.handlers["dflow_run"] = handle_run
     if graph_key not in _GRAPHS:
         import dflow  # noqa: F401 - registers every op type before import
         from dflow.framework.graph import Graph
@@ -93,13 +98,95 @@ def _converter(device: str):
     return to_host
 
 
+def _check_incarnation(expected, device: str) -> None:
+    if expected is not None and expected != INCARNATION:
+        raise errors.AbortedError(
+            None, None, f"The worker serving {device} was restarted since this session last used it: the "
+                        f"variables and queues it held are lost. Re-initialize them or restore from a checkpoint.")
+
+
 def run_partition(graph_key: str, spec: tuple, expected_incarnation, traced: bool, ctx, feeds, *upstream):
     """The Dask task of one partition: checks the worker, then runs its program."""
-    if expected_incarnation is not None and expected_incarnation != INCARNATION:
-        raise errors.AbortedError(
-            None, None, f"The worker serving {spec[0]} was restarted since this session last used it: the "
-                        f"variables and queues it held are lost. Re-initialize them or restore from a checkpoint.")
+    _check_incarnation(expected_incarnation, spec[0])
     program = _program(graph_key, spec)
     if ctx is not None:
         ctx.seceding = True  # blocking ops hand their worker thread back while they wait
     return program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
+
+
+# Partitions with an op that may block (a dequeue, a mutex) run in these
+# threads, so that a waiting op never holds the worker's event loop: the
+# enqueue it waits for arrives through that loop.
+_BLOCKING_POOL = None
+
+
+def _blocking_pool():
+    global _BLOCKING_POOL
+    if _BLOCKING_POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with _LOCK:
+            if _BLOCKING_POOL is None:
+                _BLOCKING_POOL = ThreadPoolExecutor(max_workers=256, thread_name_prefix="dflow-blocking")
+    return _BLOCKING_POOL
+
+
+_SPECS: dict = {}  # spec key -> (graph key, spec), for direct runs
+
+
+def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload):
+    import pickle
+
+    if spec is None:
+        known = _SPECS.get(key)
+        if known is None:
+            return {"need_spec": True}
+        graph_key, spec = known
+    else:
+        _SPECS[key] = (graph_key, spec)
+    _check_incarnation(expected_incarnation, spec[0])
+    program = _program(graph_key, spec)
+    ctx, feeds, upstream = pickle.loads(payload)
+    out = program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
+    return {"out": _dumps(out)}
+
+
+def run_here(graph_key, spec, expected_incarnation, traced, ctx, feeds, upstream):
+    """Runs a partition of a worker of this process for a session of this process."""
+    _check_incarnation(expected_incarnation, spec[0])
+    program = _program(graph_key, spec)
+    return program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
+
+
+def _dumps(obj) -> bytes:
+    import pickle
+
+    return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+async def handle_run(key=None, graph_key=None, spec=None, incarnation=None, traced=False, blocking=False,
+                     payload=None):
+    """The ``dflow_run`` handler: runs one partition for a session, without the scheduler.
+
+    The partition is named by ``key``; its ``spec`` comes with the first call
+    (the reply ``{"need_spec": True}`` asks for it again, after a restart).
+    ``payload`` is the pickled ``(ctx, feeds, upstream)``: values travel as
+    one pickle each way, which costs a tenth of Dask's message serialization
+    for the small tensors of a training step. Partitions that cannot block
+    run on the event loop (microseconds to milliseconds of numpy: a thread
+    hop would cost more); the others in ``_BLOCKING_POOL``. The reply is
+    ``{"out": pickled outputs}``, ``{"error": pickled exception}`` (a TF1
+    error, re-raised as it is by the session) or ``{"reinstall": True}``
+    when this worker lacks the graph."""
+    try:
+        if blocking:
+            import asyncio
+
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(_blocking_pool(), _run_direct, key, graph_key, spec, incarnation,
+                                              traced, payload)
+        return _run_direct(key, graph_key, spec, incarnation, traced, payload)
+    except GraphNotInstalled:
+        return {"reinstall": True}
+    except Exception as e:  # noqa: BLE001 - every failure goes back to the session that asked
+        return {"error": _dumps(e)}

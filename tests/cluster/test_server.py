@@ -49,6 +49,34 @@ def test_server_joins_a_running_cluster_as_a_named_task(local_cluster, cluster_c
 
 
 @pytest.mark.cluster
+def test_a_session_on_a_server_runs_its_own_task_in_process(local_cluster, monkeypatch):
+    """Between-graph replication as in TF1: the worker process is a Server;
+    partitions of its own task run in the process, those of the ps remotely."""
+    import numpy as np
+
+    import dflow as tf
+    from dflow.sessions import worker_state
+
+    spec = local_cluster.cluster_spec.as_dict()
+    spec["worker"] = spec["worker"] + ["127.0.0.1:0"] * 2
+    ran_here = []
+    run_here = worker_state.run_here
+    monkeypatch.setattr(worker_state, "run_here", lambda *a: ran_here.append(a[1][0]) or run_here(*a))
+    g = tf.Graph()
+    with g.as_default(), Server(spec, job_name="worker", task_index=3) as server:
+        with tf.device(tf.train.replica_device_setter(ps_tasks=1, worker_device="/job:worker/task:3")):
+            w = tf.Variable([1.0, 2.0], name="in_process_w")
+            loss = tf.reduce_sum(tf.square(w))
+            train = tf.train.GradientDescentOptimizer(0.25).minimize(loss)
+        with tf.Session(server.target) as sess:
+            sess.run(w.initializer)
+            sess.run(train)
+            np.testing.assert_allclose(sess.run(w), [0.5, 1.0])
+    assert "/job:worker/replica:0/task:3/device:CPU:0" in ran_here
+    assert not any("/job:ps" in d for d in ran_here)
+
+
+@pytest.mark.cluster
 def test_scheduler_task_and_join_returning_when_the_scheduler_goes():
     from distributed import Client
 

@@ -35,7 +35,8 @@ def clean_cluster_state(cluster):
 
 def test_ops_run_where_tf_device_says_and_run_metadata_shows_it(cluster):
     with tf.device("/job:ps/task:0"):
-        a = tf.constant([1.0, 2.0], name="a")
+        # (a bare constant read on another device would be copied there, not sent)
+        a = tf.identity(tf.constant([1.0, 2.0]), name="a")
     with tf.device("/job:worker/task:1"):
         b = tf.multiply(a, 3.0, name="b")
     c = tf.add(b, 1.0, name="c")  # default device: /job:worker/task:0
@@ -47,6 +48,43 @@ def test_ops_run_where_tf_device_says_and_run_metadata_shows_it(cluster):
     assert "a" in ran[CPU.format("ps", 0)]
     assert "b" in ran[CPU.format("worker", 1)]
     assert "c" in ran[CPU.format("worker", 0)]
+
+
+def test_scheduled_runs_keep_their_worker_restrictions(cluster):
+    """With runs as Dask tasks, each partition runs on its device's worker:
+    the restrictions survive Dask's graph optimisation (dask/dask#7036)."""
+    import dask
+    from distributed import get_task_stream
+
+    with tf.device("/job:ps/task:0"):
+        a = tf.identity(tf.constant([1.0, 2.0]), name="on_ps")
+    with tf.device("/job:worker/task:1"):
+        b = tf.multiply(a, 3.0, name="on_w1")
+    with tf.device("/job:worker/task:0"):
+        c = tf.add(b, 1.0, name="on_w0")
+    with cluster.client() as client, dask.config.set({"dflow.cluster.runs": "scheduler"}):
+        names = {addr: w["name"] for addr, w in client.scheduler_info(n_workers=-1)["workers"].items()}
+        with tf.Session(cluster.target) as sess, get_task_stream(client=client) as ts:
+            np.testing.assert_allclose(sess.run(c), [4.0, 7.0])
+        ran = {rec["key"].rsplit("-", 1)[0]: names[rec["worker"]] for rec in ts.data if "on_" in rec["key"]}
+    assert ran == {"on_ps": "/job:ps/task:0", "on_w1": "/job:worker/task:1", "on_w0": "/job:worker/task:0"}
+
+
+def test_direct_runs_send_each_partition_to_its_worker_only(cluster):
+    """Direct runs (the default) bypass the scheduler: no task reaches it."""
+    from distributed import get_task_stream
+
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable([1.0, 2.0], name="direct_v")
+    with tf.device("/job:worker/task:1"):
+        b = tf.multiply(v, 3.0)
+    with tf.Session(cluster.target) as sess:
+        sess.run(v.initializer)
+        sess.run(b)  # installs the graph (one client.run) and warms the plan
+        with cluster.client() as client, get_task_stream(client=client) as ts:
+            for _ in range(3):
+                np.testing.assert_allclose(sess.run(b), [3.0, 6.0])
+    assert ts.data == []
 
 
 def test_variables_are_shared_by_sessions_on_the_cluster(cluster):

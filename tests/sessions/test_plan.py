@@ -62,17 +62,49 @@ def test_partition_single_device_is_one_partition(five):
     assert p.inputs == [] and p.outputs == [e] and p.upstream == []
 
 
-def test_partition_splits_round_trips_into_a_dag(five):
-    a, b, c, d, e = five
+def test_partition_splits_round_trips_into_a_dag():
+    a = tf.identity(tf.constant(1.0, name="a0"), name="a")
+    b = tf.identity(tf.constant(2.0, name="b0"), name="b")
+    c = tf.add(a, b, name="c")
+    d = tf.negative(b, name="d")
+    e = tf.multiply(c, d, name="e")
     ops = prune_to_fetches([e], [], set())
-    # c runs on the GPU; a, b, d, e on the CPU: CPU -> GPU -> CPU.
+    # c runs on the GPU; the rest on the CPU: CPU -> GPU -> CPU. d waits for
+    # nothing on the GPU, but only e reads it: it joins e's partition.
     placement = {op: (GPU if op is c.op else LOCAL_CPU) for op in ops}
     parts = partition_by_device(ops, placement, set(), [e])
     assert [(p.device, names(p.ops)) for p in parts] == [
-        (LOCAL_CPU, ["a", "b", "d"]), (GPU, ["c"]), (LOCAL_CPU, ["e"])]
-    assert parts[0].outputs == [a, b, d]
+        (LOCAL_CPU, ["a0", "a", "b0", "b"]), (GPU, ["c"]), (LOCAL_CPU, ["d", "e"])]
+    assert parts[0].outputs == [a, b]
     assert parts[1].inputs == [a, b] and parts[1].outputs == [c] and parts[1].upstream == [0]
-    assert parts[2].inputs == [c, d] and sorted(parts[2].upstream) == [0, 1]
+    assert parts[2].inputs == [b, c] and sorted(parts[2].upstream) == [0, 1]
+
+
+def test_constants_are_copied_to_their_readers_not_sent(five):
+    a, b, c, d, e = five
+    ops = prune_to_fetches([e], [], set())
+    placement = {op: (GPU if op is c.op else LOCAL_CPU) for op in ops}
+    parts = partition_by_device(ops, placement, set(), [e])
+    assert [(p.device, names(p.ops)) for p in parts] == [(GPU, ["a", "b", "c"]), (LOCAL_CPU, ["b", "d", "e"])]
+    assert parts[0].inputs == [] and parts[1].inputs == [c]
+    # A fetched constant keeps its own place.
+    parts = partition_by_device(ops, placement, set(), [e, a])
+    assert (LOCAL_CPU, ["a"]) in [(p.device, names(p.ops)) for p in parts]
+
+
+def test_an_ordering_noop_joins_the_device_of_what_it_orders():
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(1.0, name="v")
+        gs = tf.Variable(0, name="gs")
+    with tf.device("/job:worker/task:0"):
+        upd = tf.group(v.assign_add(1.0), name="update")
+    with tf.control_dependencies([upd]):
+        with tf.device("/job:ps/task:0"):
+            step = gs.assign_add(1, name="step")
+    ops = prune_to_fetches([], [step.op], set())
+    placement = {op: op.device for op in ops}
+    parts = partition_by_device(ops, placement, set(), [])
+    assert len(parts) == 1 and "update" in names(parts[0].ops)
 
 
 def test_partition_with_feeds(five):
