@@ -115,9 +115,11 @@ def dataset_of(op) -> DatasetV1:
     if ds is None:
         raise errors.UnimplementedError(
             None, None, f"{op.name} has no dataset here: dflow keeps tf.data pipelines as Python objects, which "
-                        f"graph and meta-graph files do not hold (nor the graphs a cluster session ships to its "
-                        f"workers: run input pipelines in a local session). After importing a graph, build the "
-                        f"dataset again in Python and initialize an iterator over it (Iterator.make_initializer).")
+                        f"graph and meta-graph files do not hold, nor the graphs a cluster session ships to "
+                        f"workers in other processes. On a cluster, place the iterator on the task this process "
+                        f"serves (start it as a tf.train.Server and open the session on server.target, as TF1's "
+                        f"between-graph scripts do), or feed the data. After importing a graph, build the dataset "
+                        f"again in Python and initialize an iterator over it (Iterator.make_initializer).")
     return ds
 
 

@@ -60,7 +60,7 @@ class RemotePartition:
     and which feeds and upstream outputs it reads (all that a direct run sends)."""
 
     __slots__ = ("partition", "device", "worker", "resources", "spec", "graph_key", "blocking", "feed_indices",
-                 "up_needs", "key", "local")
+                 "up_needs", "key", "local", "sources", "program")
 
     def __init__(self, partition, sources, worker: str, graph_key: str, local: bool = False):
         self.partition = partition
@@ -73,8 +73,12 @@ class RemotePartition:
                      tuple(partition.upstream), tuple(tuple(s) for s in sources))
         self.key = hashlib.sha1(repr((graph_key, self.spec)).encode()).hexdigest()
         self.blocking = any(op._opdef.uses_context for op in partition.ops)
-        # The worker lives in this process (a tf.train.Server): run here, as TF1's in-process master does.
+        # The worker lives in this process (a tf.train.Server): run here, as TF1's in-process master
+        # does, compiled from the session's own graph (which holds the Python side of tf.data
+        # pipelines) and bound to that worker's resources.
         self.local = local
+        self.sources = sources
+        self.program = None
         self.feed_indices = tuple(sorted({s[1] for s in sources if s[0] == "feed"}))
         # per upstream argument: the positions of its outputs this partition reads
         self.up_needs = tuple(tuple(sorted({s[2] for s in sources if s[0] == "up" and s[1] == j}))
@@ -250,7 +254,9 @@ class ClusterRuntime:
         """A partition of a worker in this process: no message, no copy."""
         from dflow.sessions import worker_state
 
-        args = (prog.graph_key, prog.spec, self._incarnations.get(prog.worker), traced, ctx, fed, ups)
+        if prog.program is None:
+            prog.program = worker_state.local_program(prog.partition, prog.sources)
+        args = (prog.program, self._incarnations.get(prog.worker), traced, ctx, fed, ups)
         try:
             if prog.blocking:
                 import asyncio

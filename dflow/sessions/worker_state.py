@@ -151,10 +151,16 @@ def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload):
     return {"out": _dumps(out)}
 
 
-def run_here(graph_key, spec, expected_incarnation, traced, ctx, feeds, upstream):
+def local_program(partition, sources):
+    """The program of a partition of a worker in this process, from the session's own graph."""
+    from dflow.sessions.program import PartitionProgram
+
+    return PartitionProgram(partition, list(sources), _RESOURCES, _converter(partition.device))
+
+
+def run_here(program, expected_incarnation, traced, ctx, feeds, upstream):
     """Runs a partition of a worker of this process for a session of this process."""
-    _check_incarnation(expected_incarnation, spec[0])
-    program = _program(graph_key, spec)
+    _check_incarnation(expected_incarnation, program.device)
     return program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
 
 

@@ -61,17 +61,31 @@ def test_a_session_on_a_server_runs_its_own_task_in_process(local_cluster, monke
     spec["worker"] = spec["worker"] + ["127.0.0.1:0"] * 2
     ran_here = []
     run_here = worker_state.run_here
-    monkeypatch.setattr(worker_state, "run_here", lambda *a: ran_here.append(a[1][0]) or run_here(*a))
+    monkeypatch.setattr(worker_state, "run_here", lambda *a: ran_here.append(a[0].device) or run_here(*a))
     g = tf.Graph()
     with g.as_default(), Server(spec, job_name="worker", task_index=3) as server:
         with tf.device(tf.train.replica_device_setter(ps_tasks=1, worker_device="/job:worker/task:3")):
             w = tf.Variable([1.0, 2.0], name="in_process_w")
             loss = tf.reduce_sum(tf.square(w))
             train = tf.train.GradientDescentOptimizer(0.25).minimize(loss)
+            # tf.data on the cluster: the pipeline is Python, built in the process of its task.
+            ds = tf.data.Dataset.from_tensor_slices(np.arange(5.0, dtype=np.float32)).map(lambda x: x * 2).batch(2)
+            it = ds.make_initializable_iterator()
+            nxt = it.get_next()
+        with tf.device("/job:worker/task:0"):  # a task of another process
+            remote_it = ds.make_initializable_iterator()
         with tf.Session(server.target) as sess:
             sess.run(w.initializer)
             sess.run(train)
             np.testing.assert_allclose(sess.run(w), [0.5, 1.0])
+            sess.run(it.initializer)
+            np.testing.assert_allclose(sess.run(nxt), [0.0, 2.0])
+            np.testing.assert_allclose(sess.run(nxt), [4.0, 6.0])
+            np.testing.assert_allclose(sess.run(nxt), [8.0])
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+            with pytest.raises(tf.errors.UnimplementedError, match="tf.train.Server"):
+                sess.run(remote_it.initializer)
     assert "/job:worker/replica:0/task:3/device:CPU:0" in ran_here
     assert not any("/job:ps" in d for d in ran_here)
 
