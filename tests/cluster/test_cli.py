@@ -132,3 +132,60 @@ def test_dflow_cluster_and_workers_from_the_command_line():
             if p.poll() is None:
                 p.kill()
             p.wait(10)
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+def test_a_plain_dask_scheduler_and_unnamed_dask_workers(tmp_path):
+    """`dask scheduler` and two `dask worker`s with no dflow names: jobs and
+    tasks map onto them in the documented order (ps:0 first), and a
+    between-graph training step and a shared queue work across them."""
+    import numpy as np
+
+    import dflow as tf
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    scheduler_file = str(tmp_path / "scheduler.json")
+    procs = []
+    try:
+        procs.append(subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                       "--no-dashboard", "--scheduler-file", scheduler_file],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT))
+        deadline = time.monotonic() + 60
+        while not os.path.exists(scheduler_file):
+            assert time.monotonic() < deadline, "dask scheduler did not start"
+            time.sleep(0.1)
+        for _ in range(2):
+            procs.append(subprocess.Popen([sys.executable, "-m", "dask", "worker", "--scheduler-file", scheduler_file,
+                                           "--nthreads", "1", "--no-dashboard"],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT))
+        import json
+
+        target = json.load(open(scheduler_file))["address"]
+        from distributed import Client
+
+        with Client(target, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+
+        with tf.device(tf.train.replica_device_setter(ps_tasks=1, worker_device="/job:worker/task:0")):
+            w = tf.Variable([1.0, -1.0], name="plain_w")
+            loss = tf.reduce_sum(tf.square(w))
+            train = tf.train.GradientDescentOptimizer(0.25).minimize(loss)
+            q = tf.FIFOQueue(4, [tf.float32], shared_name="plain_q")
+        with tf.Session(target) as sess:
+            assert {"/job:ps/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0"} <= {
+                d.name for d in sess.list_devices()}
+            sess.run(w.initializer)
+            sess.run(train)
+            sess.run(q.enqueue([7.0]))
+        with tf.Session(target) as other:
+            np.testing.assert_allclose(other.run(w), [0.5, -0.5])
+            assert other.run(q.dequeue()) == 7.0
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
