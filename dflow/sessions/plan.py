@@ -68,7 +68,16 @@ def _deps(op: Operation, fed):
     for t in op._inputs:
         if t not in fed:
             yield t._op
-    yield from op._control_inputs
+    yield from _controls(op, fed)
+
+
+def _controls(op: Operation, fed) -> list:
+    """``op``'s control inputs that a run waits for: a fed placeholder is
+    replaced by its value, so waiting for it is waiting for nothing."""
+    cs = op._control_inputs
+    if not cs:
+        return cs
+    return [c for c in cs if not (c._type == "Placeholder" and c._outputs[0] in fed)]
 
 
 @dataclass
@@ -109,7 +118,7 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
       one, so that ``apply updates -> NoOp -> global_step += 1`` on a
       parameter server stays one partition.
     """
-    device = _effective_devices(ops, placement, fetch_tensors) if not op_level else placement
+    device = _effective_devices(ops, placement, fed) if not op_level else placement
     copied = _copied_constants(ops, device, fed, fetch_tensors) if not op_level else set()
     stage: dict = {}
     groups: dict = {}
@@ -124,7 +133,7 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
                 continue
             src = t._op
             s = max(s, stage[src] + (device[src] != dev))
-        for c in op._control_inputs:
+        for c in _controls(op, fed):
             s = max(s, stage[c] + (device[c] != dev))
         stage[op] = s
     if not op_level:
@@ -165,7 +174,7 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
                 if src is not None and src is not p and index[id(src)] not in seen_up:
                     seen_up.add(index[id(src)])
                     p.upstream.append(index[id(src)])
-            for c in op._control_inputs:
+            for c in _controls(op, fed):
                 src = part_of[c]
                 if src is not p and index[id(src)] not in seen_up:
                     seen_up.add(index[id(src)])
@@ -189,7 +198,7 @@ def _delay_stages(ops, stage: dict, device: dict, copied, fed) -> None:
         for t in op._inputs:
             if t not in fed and t._op not in copied:
                 readers.setdefault(t._op, []).append(op)
-        for c in op._control_inputs:
+        for c in _controls(op, fed):
             readers.setdefault(c, []).append(op)
     for op in reversed(ops):
         if op in copied:
@@ -206,12 +215,13 @@ def _first_staged(part, copied):
     return part.ops[0]
 
 
-def _effective_devices(ops, placement: dict, fetch_tensors) -> dict:
+def _effective_devices(ops, placement: dict, fed) -> dict:
     """``placement``, with ordering-only NoOps moved to their control inputs' device."""
     device = dict(placement)
     for op in ops:
-        if op._type == "NoOp" and op._control_inputs and not op._inputs:
-            devs = {device[c] for c in op._control_inputs}
+        cs = _controls(op, fed)
+        if op._type == "NoOp" and cs and not op._inputs:
+            devs = {device[c] for c in cs}
             if len(devs) == 1:
                 device[op] = devs.pop()
     return device
@@ -226,7 +236,7 @@ def _copied_constants(ops, device: dict, fed, fetch_tensors) -> set:
     keep = {t._op for t in fetch_tensors if t not in fed}
     cross = set()
     for op in ops:
-        keep.update(c for c in op._control_inputs if c in consts)
+        keep.update(c for c in _controls(op, fed) if c in consts)
         for t in op._inputs:
             if t._op in consts and t not in fed and device[t._op] != device[op]:
                 cross.add(t._op)

@@ -125,3 +125,14 @@ def test_lower_names_keys_after_ops_and_survives_optimization(five):
     deps = {k: sorted(t.dependencies) for k, t in dsk.items()}
     assert dsk["e-beef7"].args[0] is None  # no RunContext was given
     assert deps["e-beef7"] == ["c-beef7", "d-beef7", "feeds-beef7"]
+
+
+def test_a_control_dependency_on_a_fed_placeholder_waits_for_nothing():
+    """TF1 runs this: the placeholder is fed, so the control edge is satisfied."""
+    p = tf.placeholder(tf.float32, [], name="p")
+    with tf.control_dependencies([p.op]):
+        y = tf.identity(tf.constant(2.0), name="y")
+    with tf.Session() as sess:
+        assert sess.run(y, {p: 1.0}) == 2.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must feed a value for placeholder tensor 'p'"):
+            sess.run(y)
