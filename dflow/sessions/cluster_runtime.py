@@ -29,6 +29,7 @@ import time
 from dflow.framework import errors
 
 _CONNECT_TIMEOUT_S = 10.0
+_DEVICE_WAIT_S = 60.0
 _POLL_S = 0.25
 
 
@@ -97,7 +98,11 @@ class ClusterRuntime:
         self._graph_docs: dict = {}  # (graph id, graph version) -> (key, payload)
         self._specs_sent: set = set()  # (worker, partition key): the worker has the spec
         self.topology_version = 0  # bumped when workers are lost: cached plans are stale
+        self._filters = [_parse_filter(f) for f in (config.device_filters or [])]
         self.refresh_devices()
+        if self._filters:
+            self._wait_for_filtered_devices(config.operation_timeout_in_ms / 1000.0
+                                            if config.operation_timeout_in_ms else _DEVICE_WAIT_S)
 
     # -- devices -------------------------------------------------------------------------
     def refresh_devices(self) -> None:
@@ -109,18 +114,46 @@ class ClusterRuntime:
                                                       f"no workers.")
         infos = [(addr, w.get("name"), w.get("resources") or {}) for addr, w in workers.items()]
         self._mapping = map_devices(infos)
-        self._devices = full_device_names(self._mapping)
+        self._devices = [d for d in full_device_names(self._mapping)
+                         if not self._filters or any(_matches(f, d) for f in self._filters)]
         # Devices seen once stay placeable: while a lost worker restarts, runs that
         # need it fail with UnavailableError rather than as a placement error.
         self._known_devices = list(dict.fromkeys(getattr(self, "_known_devices", []) + self._devices))
+
+    def _wait_for_filtered_devices(self, timeout_s: float) -> None:
+        """``ConfigProto.device_filters`` name the tasks a session needs: as
+        TF1's CreateSession, wait for each to have a worker, but not forever
+        (a restarting parameter server comes back within seconds)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            missing = [f for f in self._filters if not any(_matches(f, d) for d in self._devices)]
+            if not missing:
+                return
+            if time.monotonic() >= deadline:
+                raise errors.UnavailableError(
+                    None, None, f"No worker of the Dask cluster at {self.client.scheduler.address} serves "
+                                f"{', '.join(f.to_string() for f in missing)} (named by ConfigProto.device_filters) "
+                                f"after waiting {timeout_s:g} s; it has {', '.join(self._devices) or 'no devices'}.")
+            time.sleep(_POLL_S)
+            self.refresh_devices()
 
     def devices(self, want_gpu: bool = False) -> list:
         return list(self._known_devices)
 
     @property
     def default_device(self) -> str:
-        for name in self._devices:
-            if name.startswith("/job:worker/replica:0/task:0/device:CPU"):
+        """Where ops with no device run: this process's task (a ``tf.train.Server``),
+        else ``/job:worker/task:0``, else the first device that is not a ps."""
+        local = _local_workers()
+        cpus = [d for d in self._devices if d.endswith("/device:CPU:0")]
+        for name in cpus:
+            if self._address_of(name) in local:
+                return name
+        for name in cpus:
+            if name.startswith("/job:worker/replica:0/task:0/"):
+                return name
+        for name in cpus:
+            if not name.startswith("/job:ps/"):
                 return name
         return self._devices[0]
 
@@ -399,6 +432,20 @@ class ClusterRuntime:
     def close(self) -> None:
         if self._owns_client:
             self.client.close()
+
+
+def _parse_filter(text: str):
+    from dflow.placement.device_spec import DeviceSpec
+
+    return DeviceSpec.from_string(text)
+
+
+def _matches(spec, device: str) -> bool:
+    """Whether the full device name ``device`` is one the partial ``spec`` names."""
+    from dflow.placement.device_spec import DeviceSpec
+
+    d = DeviceSpec.from_string(device)
+    return all(getattr(spec, f) is None or getattr(spec, f) == getattr(d, f) for f in spec.__slots__)
 
 
 def _local_workers() -> set:

@@ -145,17 +145,20 @@ class SessionResources:
 
     def clear_containers(self, containers=None) -> int:
         """Drops variables and resources of ``containers`` (all of them when None);
-        returns how many were dropped (``tf.Session.reset``)."""
-        if containers is None:
-            n = len(self._variables) + len(self._resources)
-            self.clear()
-            return n
-        wanted = set(containers)
+        returns how many were dropped (``tf.Session.reset``).
+
+        A dropped variable is emptied in place, not forgotten: compiled programs
+        hold its state, and must see it uninitialized (and free to be
+        re-created with another dtype or shape), not a stale copy."""
         with self._lock:
-            drop_v = [k for k in self._variables if k[0] in wanted]
-            drop_r = [k for k in self._resources if isinstance(k, tuple) and len(k) > 1 and k[1] in wanted]
+            drop_v = [k for k in self._variables if containers is None or k[0] in containers]
+            drop_r = [k for k in self._resources
+                      if containers is None or (isinstance(k, tuple) and len(k) > 1 and k[1] in containers)]
             for k in drop_v:
-                del self._variables[k]
+                state = self._variables[k]
+                with state.lock:
+                    state.value = None
+                    state.spec = None
             for k in drop_r:
                 del self._resources[k]
         return len(drop_v) + len(drop_r)

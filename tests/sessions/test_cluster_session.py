@@ -255,3 +255,19 @@ def test_a_killed_worker_gives_a_clear_error_not_a_hang():
                     assert time.monotonic() < deadline
                     time.sleep(0.5)
             assert sess.run(step) == 2.0
+
+
+def test_session_reset_clears_variables_for_every_session(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(3.0, name="reset_me")
+        q = tf.FIFOQueue(2, [tf.float32], shared_name="reset_q")
+    with tf.Session(cluster.target) as sess:
+        sess.run(v.initializer)
+        sess.run(q.enqueue([1.0]))
+        assert sess.run(v) == 3.0
+        tf.Session.reset(cluster.target)
+        # The same session, with its plans and the workers' programs cached, sees the reset.
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value reset_me"):
+            sess.run(v)
+        assert sess.run(tf.report_uninitialized_variables()).tolist() == [b"reset_me"]
+        assert sess.run(q.size()) == 0
