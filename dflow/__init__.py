@@ -32,6 +32,7 @@ from dflow.ops import control_flow_ops as _control_flow_ops  # noqa: F401
 from dflow.ops import gradients_impl as _gradients_impl  # noqa: F401
 from dflow.ops import linalg_ops as _linalg_ops  # noqa: F401
 from dflow.ops import math_ops as _math_ops  # noqa: F401
+from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import operators as _operators  # noqa: F401
 from dflow.ops import random_ops as _random_ops  # noqa: F401
@@ -42,6 +43,8 @@ from dflow.sessions import session as _session  # noqa: F401
 from dflow import train  # noqa: F401, E402 - tf.train.*
 from dflow import data  # noqa: F401, E402 - tf.data.*, tf.io.decode_csv
 from dflow import cluster  # noqa: F401, E402 - tf.LocalCluster, tf.train.ClusterSpec, tf.train.Server
+from dflow import feature_column  # noqa: F401, E402 - tf.feature_column.*, tf.tables_initializer
+from dflow import summary  # noqa: F401, E402 - tf.summary.*, tf.train.SummarySaverHook
 
 __version__ = "0.1.0"
 

@@ -3,6 +3,7 @@ checkpoints and meta graphs (and, later, queue runners and monitored
 sessions). Public names are installed by ``dflow._api`` from the
 ``train.*`` exports of the modules imported here."""
 
+from dflow.ops import accumulator_ops as _accumulator_ops  # noqa: F401  (tf.ConditionalAccumulator)
 from dflow.ops import clip_ops as _clip_ops  # noqa: F401  (tf.clip_by_norm & co.)
 from dflow.ops import critical_section_ops as _critical_section_ops  # noqa: F401  (tf.CriticalSection)
 from dflow.ops import data_flow_ops as _data_flow_ops  # noqa: F401  (tf.FIFOQueue & co.)
@@ -25,6 +26,10 @@ from dflow.train import (  # noqa: F401
     session_run_hook,
     training_util,
 )
+from dflow.train import basic_session_run_hooks as _basic_hooks  # noqa: F401  (tf.train.StopAtStepHook & co.)
 from dflow.train import coordinator as _coordinator  # noqa: F401  (tf.train.Coordinator)
 from dflow.train import input as _input  # noqa: F401  (tf.train.batch & co.)
+from dflow.train import monitored_session as _monitored_session  # noqa: F401  (tf.train.MonitoredSession)
 from dflow.train import queue_runner as _queue_runner  # noqa: F401  (tf.train.QueueRunner)
+from dflow.train import session_manager as _session_manager  # noqa: F401  (tf.train.SessionManager)
+from dflow.train import sync_replicas_optimizer as _sync_replicas  # noqa: F401  (tf.train.SyncReplicasOptimizer)

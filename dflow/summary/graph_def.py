@@ -1,0 +1,129 @@
+"""A TensorFlow ``GraphDef`` protocol buffer of a dflow graph, for TensorBoard's Graphs tab.
+
+Each op becomes a ``NodeDef`` with its name, type, inputs (``"op"``,
+``"op:1"``, ``"^control"``), requested device, its output shapes as the
+``_output_shapes`` attr (what ``as_graph_def(add_shapes=True)`` adds), the
+dtype of its first output as ``T``, and those of its attrs that are plain
+strings, numbers, booleans, dtypes or lists of ints. Values that TF keeps
+in attrs but dflow keeps as arrays (a ``Const``'s value) and function
+bodies (``cond``/``while_loop`` branches) are not written: TensorBoard
+shows such ops as single nodes. The result is meant for display; it is not
+a graph that TensorFlow could import and run.
+"""
+
+from __future__ import annotations
+
+from dflow.framework import dtypes
+from dflow.summary.proto import Field, Message, TensorShapeProto
+
+
+class AttrValue(Message):
+    class ListValue(Message):
+        FIELDS = (
+            Field(2, "s", "bytes", "repeated"),
+            Field(3, "i", "int64", "packed"),
+            Field(4, "f", "float", "packed"),
+            Field(5, "b", "bool", "packed"),
+            Field(6, "type", "enum", "packed"),
+            Field(7, "shape", TensorShapeProto, "repeated"),
+        )
+
+    FIELDS = (
+        Field(1, "list", ListValue, "oneof:value"),
+        Field(2, "s", "bytes", "oneof:value"),
+        Field(3, "i", "int64", "oneof:value"),
+        Field(4, "f", "float", "oneof:value"),
+        Field(5, "b", "bool", "oneof:value"),
+        Field(6, "type", "enum", "oneof:value"),
+        Field(7, "shape", TensorShapeProto, "oneof:value"),
+    )
+
+
+class _AttrEntry(Message):
+    FIELDS = (Field(1, "key", "string"), Field(2, "value", AttrValue))
+
+
+class NodeDef(Message):
+    FIELDS = (
+        Field(1, "name", "string"),
+        Field(2, "op", "string"),
+        Field(3, "input", "string", "repeated"),
+        Field(4, "device", "string"),
+        Field(5, "attr", _AttrEntry, "repeated"),  # a map<string, AttrValue>: entries sorted by key
+    )
+
+
+class VersionDef(Message):
+    FIELDS = (Field(1, "producer", "int32"), Field(2, "min_consumer", "int32"),
+              Field(3, "bad_consumers", "int32", "packed"))
+
+
+class GraphDefProto(Message):
+    FIELDS = (Field(1, "node", NodeDef, "repeated"), Field(4, "versions", VersionDef))
+
+
+def shape_proto(dims) -> TensorShapeProto:
+    """``dims``: None (unknown rank) or a list of ints and Nones (unknown sizes, written as -1)."""
+    if dims is None:
+        return TensorShapeProto(unknown_rank=True)
+    return TensorShapeProto(dim=[TensorShapeProto.Dim(size=-1 if d is None else int(d)) for d in dims])
+
+
+def _attr_value(value):
+    """The ``AttrValue`` of a simple attr, or None for values not worth showing."""
+    if isinstance(value, dtypes.DType):
+        return AttrValue(type=value.as_datatype_enum)
+    if isinstance(value, bool):
+        return AttrValue(b=value)
+    if isinstance(value, int) and -(1 << 63) <= value < (1 << 63):
+        return AttrValue(i=value)
+    if isinstance(value, float):
+        return AttrValue(f=value)
+    if isinstance(value, (str, bytes)):
+        return AttrValue(s=value)
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, int) and not isinstance(v, bool)
+                                                         for v in value):
+        return AttrValue(list=AttrValue.ListValue(i=list(value)))
+    return None
+
+
+def _node(name, op_type, inputs, device, attrs: dict, outputs) -> NodeDef:
+    """``outputs``: [(DType, dims or None)]."""
+    entries = {}
+    for key, value in attrs.items():
+        av = _attr_value(value)
+        if av is not None:
+            entries[key] = av
+    if outputs:
+        entries.setdefault("T", AttrValue(type=outputs[0][0].as_datatype_enum))
+        entries["_output_shapes"] = AttrValue(list=AttrValue.ListValue(shape=[shape_proto(d) for _, d in outputs]))
+    node = NodeDef(name=name, op=op_type, input=inputs, device=device or "")
+    node.attr.extend(_AttrEntry(key=k, value=entries[k]) for k in sorted(entries))
+    return node
+
+
+def _input_name(op_name: str, index: int) -> str:
+    return op_name if index == 0 else f"{op_name}:{index}"
+
+
+def graph_def_from_graph(graph) -> GraphDefProto:
+    """The ``GraphDef`` proto of a ``tf.Graph``'s top-level ops."""
+    g = GraphDefProto()
+    for op in graph.get_operations():
+        inputs = [_input_name(t.op.name, t.value_index) for t in op.inputs]
+        inputs += [f"^{c.name}" for c in op.control_inputs]
+        outputs = [(t.dtype, t.shape.as_list() if t.shape.ndims is not None else None) for t in op.outputs]
+        g.node.append(_node(op.name, op.type, inputs, op.device, op.attrs, outputs))
+    return g
+
+
+def graph_def_from_dflow_graph_def(graph_def) -> GraphDefProto:
+    """The ``GraphDef`` proto of dflow's JSON ``tf.GraphDef`` (``Graph.as_graph_def()``)."""
+    g = GraphDefProto()
+    for rec in graph_def.to_dict()["ops"]:
+        inputs = [i[:-2] if i.endswith(":0") else i for i in rec["inputs"]]
+        inputs += [f"^{c}" for c in rec.get("control_inputs", ())]
+        outputs = [(dtypes.as_dtype(o["dtype"]), o["shape"]) for o in rec.get("outputs", ())]
+        attrs = {k: v for k, v in rec["attrs"].items() if not isinstance(v, dict)}
+        g.node.append(_node(rec["name"], rec["type"], inputs, rec.get("device", ""), attrs, outputs))
+    return g
