@@ -1,0 +1,180 @@
+"""Data-parallel training on a cluster (issue #6): steps per second.
+
+Between-graph replication as TF1's book does it: one ps process and 1, 2 or
+3 worker processes, each a ``tf.train.Server`` running its own graph
+(``replica_device_setter``) through ``MonitoredTrainingSession``.
+
+* ``async``: every worker applies its own gradients (plain SGD); the figure
+  is the updates per second summed over the workers;
+* ``sync``: ``SyncReplicasOptimizer`` aggregating one gradient per worker
+  per step; the figure is global steps per second.
+
+Two models: the seed network (1-5-1 tanh, batch 50) and the
+784-512-512-10 MLP (ReLU, softmax cross-entropy, batch 100). The workers
+start stepping at the same moment and step for the same time.
+
+Run: ``python benchmarks/bench_data_parallel.py [--tf /path/to/tf/python] [--workers 1,2,3]``;
+with ``--tf`` the same runs under TF1 on localhost gRPC.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+SECONDS = 5.0
+
+# argv: lib, model, mode (async | sync), cluster JSON, task, n_workers, start_at, seconds
+TRAINER = textwrap.dedent("""
+    import json, os, sys, time
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import numpy as np
+    lib, model, mode, spec, task, n, start_at, seconds = sys.argv[1:9]
+    task, n, start_at, seconds = int(task), int(n), float(start_at), float(seconds)
+    if lib == "tf1":
+        import tensorflow.compat.v1 as tf
+        tf.disable_eager_execution()
+        tf.logging.set_verbosity(tf.logging.ERROR)
+    else:
+        import dflow as tf
+    cluster = tf.train.ClusterSpec(json.loads(spec))
+    server = tf.train.Server(cluster, job_name="worker", task_index=task)
+    rng = np.random.RandomState(task)
+    with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:%d" % task, cluster=cluster)):
+        if model == "seed":
+            x = tf.placeholder(tf.float32, [None, 1]); y = tf.placeholder(tf.float32, [None, 1])
+            w1 = tf.get_variable("w1", [1, 5]); b1 = tf.get_variable("b1", [5], initializer=tf.zeros_initializer())
+            w2 = tf.get_variable("w2", [5, 1]); b2 = tf.get_variable("b2", [1], initializer=tf.zeros_initializer())
+            loss = tf.reduce_mean(tf.square(tf.matmul(tf.tanh(tf.matmul(x, w1) + b1), w2) + b2 - y))
+            xs = np.linspace(-1, 1, 50, dtype=np.float32).reshape(-1, 1); ys = xs ** 2
+            lr = 0.01
+        else:
+            x = tf.placeholder(tf.float32, [None, 784]); y = tf.placeholder(tf.int64, [None])
+            h = x
+            for i, units in enumerate([512, 512]):
+                w = tf.get_variable("w%d" % i, [h.shape[1], units])
+                b = tf.get_variable("b%d" % i, [units], initializer=tf.zeros_initializer())
+                h = tf.nn.relu(tf.matmul(h, w) + b)
+            w = tf.get_variable("w_out", [512, 10])
+            b = tf.get_variable("b_out", [10], initializer=tf.zeros_initializer())
+            logits = tf.matmul(h, w) + b
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+            xs = rng.rand(100, 784).astype(np.float32); ys = rng.randint(0, 10, 100).astype(np.int64)
+            lr = 0.05
+        gs = tf.train.get_or_create_global_step()
+        opt = tf.train.GradientDescentOptimizer(lr)
+        hooks = []
+        if mode == "sync":
+            opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=n, total_num_replicas=n)
+            hooks.append(opt.make_session_run_hook(task == 0))
+        train = opt.minimize(loss, global_step=gs)
+    config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:%d" % task])
+    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=task == 0, hooks=hooks, config=config,
+                                           save_checkpoint_secs=None, save_summaries_steps=None,
+                                           save_summaries_secs=None, log_step_count_steps=None) as sess:
+        feed = {x: xs, y: ys}
+        for _ in range(5):
+            sess.run(train, feed)
+        late = time.time() - start_at
+        while time.time() < start_at:
+            time.sleep(0.001)
+        g0 = sess.run(gs)
+        k, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            sess.run(train, feed); k += 1
+        elapsed = time.perf_counter() - start
+        g1 = sess.run(gs)
+        print(json.dumps({"steps": k, "seconds": elapsed, "global_steps": int(g1 - g0),
+                          "late_s": max(late, 0.0)}), flush=True)
+        if mode == "sync":
+            os._exit(0)  # the other replicas may wait on this one's tokens: leave without a goodbye
+""")
+
+PS = textwrap.dedent("""
+    import json, os, sys
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if sys.argv[1] == "tf1":
+        import tensorflow.compat.v1 as tf
+        tf.disable_eager_execution()
+        server = tf.train.Server(tf.train.ClusterSpec(json.loads(sys.argv[2])), job_name="ps", task_index=0)
+        print("ready", flush=True)
+        server.join()
+    else:
+        import dflow as tf
+        if __name__ == "__main__":
+            with tf.LocalCluster(ps=1, workers=0, dashboard_address=None) as cluster:
+                print(cluster.target, flush=True)
+                sys.stdin.read()
+""")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(python: str, lib: str, model: str, mode: str, workers: int) -> float:
+    """Steps per second of one configuration (its own fresh ps)."""
+    if lib == "tf1":
+        spec = {"ps": [f"127.0.0.1:{_free_port()}"], "worker": [f"127.0.0.1:{_free_port()}" for _ in range(workers)]}
+        ps = subprocess.Popen([python, "-c", PS, lib, json.dumps(spec)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        ps.stdout.readline()
+    else:
+        ps = subprocess.Popen([python, "-c", PS, lib], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+        target = ps.stdout.readline().strip()
+        spec = {"scheduler": [target.replace("tcp://", "")], "ps": ["127.0.0.1:0"],
+                "worker": ["127.0.0.1:0"] * workers}
+    try:
+        start_at = time.time() + 20.0 + 5.0 * workers
+        procs = [subprocess.Popen([python, "-c", TRAINER, lib, model, mode, json.dumps(spec), str(i), str(workers),
+                                   str(start_at), str(SECONDS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for i in range(workers)]
+        results = []
+        for p in procs:
+            stdout, stderr = p.communicate(timeout=240)
+            if not stdout.strip():
+                raise RuntimeError(f"{lib} {model} {mode} trainer failed:\n{stderr[-3000:]}")
+            results.append(json.loads(stdout.strip().splitlines()[-1]))
+        if any(r["late_s"] > 0 for r in results):
+            print(f"warning: a trainer started late: {results}", file=sys.stderr)
+        if mode == "sync":
+            return max(r["global_steps"] / r["seconds"] for r in results)
+        return sum(r["steps"] / r["seconds"] for r in results)
+    finally:
+        ps.kill()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tf", help="python of a virtualenv with tensorflow-cpu (prints TF1's figures beside)")
+    ap.add_argument("--workers", default="1,2,3")
+    ap.add_argument("--models", default="seed,mlp")
+    ap.add_argument("--modes", default="async,sync")
+    args = ap.parse_args()
+    print(f"machine: {platform.node()} {platform.machine()} python {platform.python_version()}")
+    libs = [("dflow", sys.executable)] + ([("tf1", args.tf)] if args.tf else [])
+    print(f"{'figure (steps/s)':28s}" + "".join(f"{lib:>10s}" for lib, _ in libs))
+    for model in args.models.split(","):
+        for mode in args.modes.split(","):
+            for n in map(int, args.workers.split(",")):
+                row = []
+                for lib, python in libs:
+                    try:
+                        row.append(f"{run(python, lib, model, mode, n):10.1f}")
+                    except Exception as e:  # noqa: BLE001 - print the row, report the failure
+                        print(f"{lib} {model} {mode} x{n}: {e}", file=sys.stderr)
+                        row.append(f"{'failed':>10s}")
+                print(f"{f'{model} {mode} x{n}':28s}" + "".join(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
