@@ -63,25 +63,6 @@ def glorot(rng, fan_in, fan_out):
     return rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32)
 
 
-def gradients_next_to_their_layer():
-    """A device function for the backward pass: each gradient op on its forward op's device.
-
-    TF1 does this with ``minimize(..., colocate_gradients_with_ops=True)``, which
-    these scripts pass too; dflow accepts that argument but does not act on it
-    yet (every gradient op would land on the default device). A gradient op's
-    name holds its forward op's name, ``<scope>/gradients/<scope>/layer2/MatMul_grad/...``,
-    so the forward op, and from it the device, can be looked up."""
-    def device_of(op):
-        found = re.search(r"gradients(?:_\d+)?/(.+?)_grad/", op.name)
-        if found is None:
-            return ""
-        try:
-            return op.graph.get_operation_by_name(found.group(1)).device
-        except KeyError:
-            return ""
-    return device_of
-
-
 # -- (a) the MLP ----------------------------------------------------------------------------
 MLP_INPUTS = 8
 
@@ -117,9 +98,8 @@ def build_mlp(args, devices, scope):
             loss = tf.reduce_mean(tf.square(h - y))
         # The gradient of each layer is computed where that layer's forward ops are: the backward
         # pass crosses workers as the forward one did, and each update runs where its variables are.
-        with tf.device(gradients_next_to_their_layer()):
-            train_op = tf.train.GradientDescentOptimizer(args.learning_rate).minimize(
-                loss, colocate_gradients_with_ops=True)
+        train_op = tf.train.GradientDescentOptimizer(args.learning_rate).minimize(
+            loss, colocate_gradients_with_ops=True)
     return x, y, loss, h, train_op
 
 
@@ -170,9 +150,8 @@ def build_rnn(args, devices, scope):
             bo = tf.Variable(bo_init, name="b")
             out = tf.matmul(inputs[-1], wo) + bo
             loss = tf.reduce_mean(tf.square(out - y))
-        with tf.device(gradients_next_to_their_layer()):
-            train_op = tf.train.GradientDescentOptimizer(args.learning_rate).minimize(
-                loss, colocate_gradients_with_ops=True)
+        train_op = tf.train.GradientDescentOptimizer(args.learning_rate).minimize(
+            loss, colocate_gradients_with_ops=True)
     return x, y, loss, out, train_op
 
 

@@ -9,6 +9,8 @@ name scope, each rule under ``gradients/<op name>_grad/``, as in TF1.
 
 from __future__ import annotations
 
+import contextlib
+
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor, _graph_of, name_scope
@@ -67,6 +69,14 @@ def _sum(grads: list, scope_name: str):
     return math_ops.add_n(grads, name=scope_name)
 
 
+def _maybe_colocate_with(graph, op, colocate: bool):
+    """With ``colocate_gradients_with_ops``, an op's gradient runs on its device
+    (model parallelism: each layer's backward pass where its forward ran)."""
+    if colocate:
+        return graph.colocate_with(op, ignore_existing=True)
+    return contextlib.nullcontext()
+
+
 @tf_export("gradients")
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,
               aggregation_method=None, stop_gradients=None, unconnected_gradients="none") -> list:
@@ -110,7 +120,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for op in reversed(_between(ys, xs, stop_ops)):
             if op in stop_ops:
                 continue
-            out_grads = [_sum(grads.get(t, []), f"{op.name}_grad/AddN") for t in op._outputs]
+            with _maybe_colocate_with(graph, op, colocate_gradients_with_ops):
+                out_grads = [_sum(grads.get(t, []), f"{op.name}_grad/AddN") for t in op._outputs]
             if all(g is None for g in out_grads):
                 continue
             rule = gradient_function(op)
@@ -119,7 +130,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
                 if g is None and t.dtype in _DIFFERENTIABLE:
                     out_grads[i] = array_ops.zeros_like(t)
-            with name_scope(f"{op.name}_grad"):
+            with name_scope(f"{op.name}_grad"), _maybe_colocate_with(graph, op, colocate_gradients_with_ops):
                 in_grads = rule(op, *out_grads)
             if not isinstance(in_grads, (list, tuple)):
                 in_grads = [in_grads]

@@ -97,3 +97,17 @@ def test_register_gradient_with_override_map():
     assert run(tf.gradients(plain, [x])[0]) == 1.0
     with pytest.raises(KeyError, match="two gradient"):
         tf.RegisterGradient("TestDoubledIdentityGrad")(_doubled)
+
+
+def test_colocate_gradients_with_ops_puts_each_gradient_on_its_forward_device():
+    with tf.device("/job:worker/task:1"):
+        w = tf.Variable(1.0, name="w")
+        y = tf.multiply(w, 3.0, name="y")
+    with tf.device("/job:worker/task:0"):
+        z = tf.square(y, name="z")
+    g, = tf.gradients(z, [w], colocate_gradients_with_ops=True)
+    assert g.op.device == "/job:worker/task:1"
+    dz = [op for op in tf.get_default_graph().get_operations() if op.name.startswith("gradients/z_grad/")]
+    assert dz and all(op.device == "/job:worker/task:0" for op in dz)
+    g2, = tf.gradients(z, [w])  # without it, gradients go where the device stack says
+    assert g2.op.device == ""
