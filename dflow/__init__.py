@@ -45,6 +45,7 @@ from dflow import data  # noqa: F401, E402 - tf.data.*, tf.io.decode_csv
 from dflow import cluster  # noqa: F401, E402 - tf.LocalCluster, tf.train.ClusterSpec, tf.train.Server
 from dflow import feature_column  # noqa: F401, E402 - tf.feature_column.*, tf.tables_initializer
 from dflow import summary  # noqa: F401, E402 - tf.summary.*, tf.train.SummarySaverHook
+from dflow import estimator  # noqa: F401, E402 - tf.estimator.*
 
 __version__ = "0.1.0"
 
