@@ -5,6 +5,7 @@
     dflow cluster --ps 1 --workers 2          # scheduler + named workers; prints the target
     dflow worker tcp://host:8786 --job worker --task 3 --gpus 1
     dflow info                                # versions, CuPy, GPUs
+    dflow demo [--local | --scheduler ADDR]   # TF's Iris walk-through on a Dask cluster
 
 ``cluster`` and ``worker`` run until interrupted (Ctrl-C or SIGTERM), then
 close their workers and scheduler cleanly.
@@ -54,6 +55,15 @@ def _build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--listen", default=None, metavar="HOST:PORT",
                         help="where the worker listens (default: chosen by Dask)")
     worker.add_argument("--timeout", type=float, default=60.0, help="seconds to reach the scheduler (default 60)")
+
+    demo = commands.add_parser(
+        "demo", help="train TF's Iris DNNClassifier walk-through on a local Dask cluster",
+        description="Trains the DNNClassifier of TensorFlow's Iris walk-through (hidden units [10, 10], 1000 "
+                    "steps of batch 32) on an embedded local Dask cluster (1 ps, 2 workers), then prints the test "
+                    "accuracy and three predictions.")
+    from dflow.demo import add_arguments
+
+    add_arguments(demo)
 
     info = commands.add_parser("info", help="print versions and whether CuPy and GPUs are available")
     info.add_argument("--cupy", action="store_true", help="import CuPy and ask it how many GPUs it sees")
@@ -156,9 +166,16 @@ def run_info(args) -> int:
     return 0
 
 
+def run_demo(args) -> int:
+    from dflow.demo import run
+
+    run(args)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
-    command = {"cluster": run_cluster, "worker": run_worker, "info": run_info}[args.command]
+    command = {"cluster": run_cluster, "worker": run_worker, "info": run_info, "demo": run_demo}[args.command]
     return command(args)
 
 

@@ -1,4 +1,4 @@
-"""The README's first command runs examples/quickstart.py: keep it working."""
+"""examples/quickstart.py (the in-process tour the README shows): keep it working."""
 
 import pathlib
 import subprocess
