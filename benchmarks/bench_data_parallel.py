@@ -25,6 +25,7 @@ import platform
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -86,14 +87,15 @@ TRAINER = textwrap.dedent("""
             time.sleep(0.001)
         g0 = sess.run(gs)
         k, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        reported = False
+        while True:  # until the bench kills it: in sync mode the others need this one's gradients
             sess.run(train, feed); k += 1
-        elapsed = time.perf_counter() - start
-        g1 = sess.run(gs)
-        print(json.dumps({"steps": k, "seconds": elapsed, "global_steps": int(g1 - g0),
-                          "late_s": max(late, 0.0)}), flush=True)
-        if mode == "sync":
-            os._exit(0)  # the other replicas may wait on this one's tokens: leave without a goodbye
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds and not reported:
+                g1 = sess.run(gs)
+                print(json.dumps({"steps": k, "seconds": elapsed, "global_steps": int(g1 - g0),
+                                  "late_s": max(late, 0.0)}), flush=True)
+                reported = True
 """)
 
 PS = textwrap.dedent("""
@@ -120,6 +122,24 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _first_json_line(proc, timeout: float):
+    """The first JSON line ``proc`` prints within ``timeout`` seconds, or None."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if not sel.select(timeout=max(deadline - time.time(), 0.0)):
+            break
+        line = proc.stdout.readline()
+        if not line:
+            return None
+        if line.startswith("{"):
+            return json.loads(line)
+    return None
+
+
 def run(python: str, lib: str, model: str, mode: str, workers: int) -> float:
     """Steps per second of one configuration (its own fresh ps)."""
     if lib == "tf1":
@@ -135,15 +155,17 @@ def run(python: str, lib: str, model: str, mode: str, workers: int) -> float:
                 "worker": ["127.0.0.1:0"] * workers}
     try:
         start_at = time.time() + 20.0 + 5.0 * workers
+        logs = [tempfile.TemporaryFile(mode="w+") for _ in range(workers)]
         procs = [subprocess.Popen([python, "-c", TRAINER, lib, model, mode, json.dumps(spec), str(i), str(workers),
-                                   str(start_at), str(SECONDS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   str(start_at), str(SECONDS)], stdout=subprocess.PIPE, stderr=logs[i],
                                   text=True) for i in range(workers)]
-        results = []
+        results = [_first_json_line(p, timeout=start_at - time.time() + SECONDS + 60) for p in procs]
         for p in procs:
-            stdout, stderr = p.communicate(timeout=240)
-            if not stdout.strip():
-                raise RuntimeError(f"{lib} {model} {mode} trainer failed:\n{stderr[-3000:]}")
-            results.append(json.loads(stdout.strip().splitlines()[-1]))
+            p.kill()
+        for log, r in zip(logs, results):
+            if r is None:
+                log.seek(0)
+                raise RuntimeError(f"{lib} {model} {mode} trainer failed:\n{log.read()[-3000:]}")
         if any(r["late_s"] > 0 for r in results):
             print(f"warning: a trainer started late: {results}", file=sys.stderr)
         if mode == "sync":
