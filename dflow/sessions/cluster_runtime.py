@@ -233,6 +233,8 @@ class ClusterRuntime:
     async def _direct(self, graph, programs, feeds, traced, ctx) -> list:
         import asyncio
 
+        from dflow.sessions import worker_state
+
         tasks: list = []
 
         async def one(i, prog):
@@ -243,7 +245,7 @@ class ClusterRuntime:
             fed = {k: feeds[k] for k in prog.feed_indices}
             if prog.local:
                 return await self._run_here(prog, traced, ctx, fed, ups)
-            payload = pickle.dumps((ctx, fed, tuple(ups)), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = worker_state.pack((ctx, fed, tuple(ups)))
             rpc = self.client.rpc(prog.worker)
             spec = None if (prog.worker, prog.key) in self._specs_sent else prog.spec
             while True:
@@ -252,7 +254,7 @@ class ClusterRuntime:
                                             blocking=prog.blocking, payload=payload)
                 if "out" in reply:
                     self._specs_sent.add((prog.worker, prog.key))
-                    return pickle.loads(reply["out"])
+                    return worker_state.unpack(reply["out"])
                 if not reply.get("need_spec") or spec is not None:
                     break
                 spec = prog.spec

@@ -271,3 +271,18 @@ def test_session_reset_clears_variables_for_every_session(cluster):
             sess.run(v)
         assert sess.run(tf.report_uninitialized_variables()).tolist() == [b"reset_me"]
         assert sess.run(q.size()) == 0
+
+
+def test_large_values_cross_workers_intact(cluster):
+    """Above 256 KiB, values travel as Dask frames rather than one pickle: both ways give the same."""
+    big = np.arange(200_000, dtype=np.float32)
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(big, name="big_v")
+    with tf.device("/job:worker/task:1"):
+        twice = v * 2.0
+        small = tf.reduce_sum(v[:10])
+    with tf.Session(cluster.target) as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(twice), big * 2.0)
+        assert sess.run(small) == 45.0
+        np.testing.assert_array_equal(sess.run(twice, {v: big + 1.0}), (big + 1.0) * 2.0)
