@@ -21,7 +21,6 @@ aggregator at most its deadline, never a hang.
 """
 
 import argparse
-import contextlib
 import subprocess
 import sys
 import threading
@@ -53,16 +52,6 @@ def parse_args(argv=None):
     # Internal: what a model-client process runs (see --processes).
     p.add_argument("--model-client", type=int, default=None, help=argparse.SUPPRESS)
     return p.parse_args(argv)
-
-
-@contextlib.contextmanager
-def cluster_target(args):
-    """The target to run on: ``--scheduler``, or a LocalCluster started (and closed) here."""
-    if args.scheduler:
-        yield args.scheduler
-    else:
-        with tf.LocalCluster(ps=1, workers=args.workers, dashboard_address=None) as cluster:
-            yield cluster.target
 
 
 def batch(n):
@@ -152,7 +141,7 @@ def main(argv=None):
         return {"model": args.model_client}
 
     status = {}
-    with cluster_target(args) as target:
+    with tf.cluster_target(args.scheduler, workers=args.workers) as target:
         clients = []
         if args.processes:
             base = [sys.executable, __file__, "--scheduler", target, "--queue-name", args.queue_name,

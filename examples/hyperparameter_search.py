@@ -15,7 +15,6 @@ Written as TF1 code; only the import differs. Run it with::
 """
 
 import argparse
-import contextlib
 import itertools
 import time
 
@@ -41,16 +40,6 @@ def parse_args(argv=None):
     p.add_argument("--hidden", type=int, nargs="+", default=[5, 16], help="hidden sizes to try (default 5 16)")
     p.add_argument("--points", type=int, default=50, help="training points on [-1, 1] (default 50)")
     return p.parse_args(argv)
-
-
-@contextlib.contextmanager
-def cluster_target(args):
-    """The target to run on: ``--scheduler``, or a LocalCluster started (and closed) here."""
-    if args.scheduler:
-        yield args.scheduler
-    else:
-        with tf.LocalCluster(ps=1, workers=args.workers, dashboard_address=None) as cluster:
-            yield cluster.target
 
 
 def data(n=50):
@@ -108,7 +97,7 @@ def main(argv=None):
         init = tf.global_variables_initializer()
 
     feed = {x: xs, y: ys}
-    with cluster_target(args) as target, tf.Session(target, graph=graph) as sess:
+    with tf.cluster_target(args.scheduler, workers=args.workers) as target, tf.Session(target, graph=graph) as sess:
         sess.run(init)
         initial = sess.run(losses, feed)
         start = time.perf_counter()

@@ -23,7 +23,6 @@ outputs agree to float tolerance, whichever device computed what.
 """
 
 import argparse
-import contextlib
 import re
 import time
 
@@ -46,16 +45,6 @@ def parse_args(argv=None):
     p.add_argument("--batch", type=int, default=32, help="examples per batch (default 32)")
     p.add_argument("--learning-rate", type=float, default=0.05, help="gradient-descent step (default 0.05)")
     return p.parse_args(argv)
-
-
-@contextlib.contextmanager
-def cluster_target(args):
-    """The target to run on: ``--scheduler``, or a LocalCluster started (and closed) here."""
-    if args.scheduler:
-        yield args.scheduler
-    else:
-        with tf.LocalCluster(ps=1, workers=args.workers, dashboard_address=None) as cluster:
-            yield cluster.target
 
 
 def glorot(rng, fan_in, fan_out):
@@ -210,7 +199,7 @@ def compare(name, target, build, data, args, shape_tag):
 
 def main(argv=None):
     args = parse_args(argv)
-    with cluster_target(args) as target:
+    with tf.cluster_target(args.scheduler, workers=args.workers) as target:
         mlp = compare("mlp", target, build_mlp, mlp_data, args, f"l{args.mlp_layers}u{args.units}")
         rnn = compare("rnn", target, build_rnn, rnn_data, args,
                       f"l{args.rnn_layers}u{args.rnn_units}t{args.time_steps}")

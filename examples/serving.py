@@ -18,7 +18,6 @@
 
 import argparse
 import concurrent.futures
-import contextlib
 import threading
 import time
 
@@ -47,16 +46,6 @@ def parse_args(argv=None):
     p.add_argument("--sessions", choices=["shared", "per-thread"], default="shared",
                    help="one session shared by the threads, or one per thread (default shared)")
     return p.parse_args(argv)
-
-
-@contextlib.contextmanager
-def cluster_target(args):
-    """The target to run on: ``--scheduler``, or a LocalCluster started (and closed) here."""
-    if args.scheduler:
-        yield args.scheduler
-    else:
-        with tf.LocalCluster(ps=1, workers=args.workers, dashboard_address=None) as cluster:
-            yield cluster.target
 
 
 def initial_weights(hidden):
@@ -151,7 +140,7 @@ def main(argv=None):
     if args.learning_rate is None:
         args.learning_rate = 0.5 / args.hidden
     probe = np.linspace(-1.0, 1.0, 11, dtype=np.float32).reshape(-1, 1)
-    with cluster_target(args) as target:
+    with tf.cluster_target(args.scheduler, workers=args.workers) as target:
         weights, train_loss = train(target, args)
         print(f"trained 1-{args.hidden}-1 net for {args.train_steps} steps: loss {train_loss:.6f}")
         w1, b1, w2, b2 = weights

@@ -13,6 +13,7 @@ restrictions, and queueing them on the scheduler only adds latency.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -187,6 +188,25 @@ class LocalCluster:
         where = "closed" if self._cluster is None else self._cluster.scheduler_address
         return (f"<dflow.LocalCluster {where}: ps={self.ps}, workers={self.workers}, "
                 f"gpus_per_worker={self.gpus_per_worker}>")
+
+
+@tf_export("cluster_target")
+@contextlib.contextmanager
+def cluster_target(scheduler: str | None = None, ps: int = 1, workers: int = 2, **kwargs):
+    """A session target: ``scheduler`` (a running cluster's address) if given,
+    else a ``LocalCluster(ps, workers, **kwargs)`` started here and closed on exit.
+
+    What a script's ``--scheduler`` option wants::
+
+        with dflow.cluster_target(args.scheduler, workers=2) as target:
+            with tf.Session(target) as sess: ...
+    """
+    if scheduler:
+        yield scheduler
+        return
+    kwargs.setdefault("dashboard_address", None)
+    with LocalCluster(ps=ps, workers=workers, **kwargs) as cluster:
+        yield cluster.target
 
 
 def visible_gpus() -> list[str] | None:
