@@ -48,30 +48,10 @@ from dflow.framework import dtypes, errors
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from dflow.ops import array_ops, math_ops, reduction_ops, shape_ops
 from dflow.ops.constant_op import constant, convert_to_tensor
+from dflow.ops.losses_ops import Reduction
 from dflow.ops.registry import apply_op, not_differentiable, register
 
 LossSpec = collections.namedtuple("LossSpec", ["training_loss", "unreduced_loss", "weights", "processed_labels"])
-
-
-class Reduction:
-    """TF1's ``tf.losses.Reduction``: how ``compute_weighted_loss`` reduces weighted losses."""
-
-    NONE = "none"
-    SUM = "weighted_sum"
-    SUM_OVER_BATCH_SIZE = "weighted_sum_over_batch_size"
-    MEAN = "weighted_mean"
-    SUM_BY_NONZERO_WEIGHTS = "weighted_sum_by_nonzero_weights"
-    SUM_OVER_NONZERO_WEIGHTS = SUM_BY_NONZERO_WEIGHTS
-
-    @classmethod
-    def all(cls):
-        return (cls.NONE, cls.SUM, cls.MEAN, cls.SUM_OVER_BATCH_SIZE, cls.SUM_OVER_NONZERO_WEIGHTS,
-                cls.SUM_BY_NONZERO_WEIGHTS)
-
-    @classmethod
-    def validate(cls, key):
-        if key not in cls.all():
-            raise ValueError(f"Invalid Reduction Key {key}.")
 
 
 class MetricKeys:
