@@ -6,7 +6,6 @@ One LocalCluster of worker processes (1 ps, 2 workers) serves the module.
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 
 import numpy as np
@@ -119,25 +118,28 @@ def test_variables_are_shared_with_another_process(cluster):
         assert sess.run(v) == 7.0
 
 
-def test_concurrent_updates_from_many_sessions_sum_exactly(cluster):
+def test_concurrent_updates_from_many_processes_sum_exactly(cluster):
     with tf.device("/job:ps/task:0"):
         counter = tf.Variable(0, dtype=tf.int64, name="counter")
-    inc = tf.assign_add(counter, tf.constant(1, tf.int64))
     with tf.Session(cluster.target) as sess:
         sess.run(counter.initializer)
-
-    def work():
-        with tf.Session(cluster.target) as s:
-            for _ in range(15):
+    adder = textwrap.dedent("""
+        import sys
+        import dflow as tf
+        with tf.device("/job:ps/task:0"):
+            counter = tf.Variable(0, dtype=tf.int64, name="counter")
+        inc = tf.assign_add(counter, tf.constant(1, tf.int64))
+        with tf.Session(sys.argv[1]) as s:
+            for _ in range(25):
                 s.run(inc)
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", adder, cluster.target]) for _ in range(3)]
+    inc = tf.assign_add(counter, tf.constant(1, tf.int64))
     with tf.Session(cluster.target) as sess:
-        assert sess.run(counter) == 60
+        for _ in range(25):  # and this process too, at the same time
+            sess.run(inc)
+        assert all(p.wait(60) == 0 for p in procs)
+        assert sess.run(counter) == 100
 
 
 def test_training_step_on_the_cluster_matches_local(cluster):
@@ -191,24 +193,27 @@ def test_unreachable_target_is_unavailable_quickly():
     assert time.monotonic() - start < 15
 
 
-def test_dequeue_in_one_session_is_served_by_an_enqueue_from_another(cluster):
+def test_dequeue_in_one_process_is_served_by_an_enqueue_from_another(cluster):
     with tf.device("/job:ps/task:0"):
         q = tf.FIFOQueue(5, [tf.float32], shapes=[[]], shared_name="handoff", name="handoff")
     item = q.dequeue()
-    put = q.enqueue([42.0])
-    got = []
-
-    def consumer():
+    producer = textwrap.dedent("""
+        import sys, time
+        import dflow as tf
+        with tf.device("/job:ps/task:0"):
+            q = tf.FIFOQueue(5, [tf.float32], shapes=[[]], shared_name="handoff", name="handoff")
+        put = q.enqueue([42.0])
+        time.sleep(1.0)  # the consumer is blocked on the empty queue by then
+        with tf.Session(sys.argv[1]) as s:
+            s.run(put)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", producer, cluster.target])
+    try:
         with tf.Session(cluster.target) as s:
-            got.append(s.run(item, options=tf.RunOptions(timeout_in_ms=20000)))
-
-    t = threading.Thread(target=consumer)
-    t.start()
-    time.sleep(1.0)  # the consumer is blocked on the empty queue, holding no worker thread
-    with tf.Session(cluster.target) as s:
-        s.run(put)
-    t.join(timeout=20)
-    assert got == [42.0]
+            # Blocked on the empty queue, holding no worker thread: the other process's enqueue gets through.
+            assert s.run(item, options=tf.RunOptions(timeout_in_ms=60000)) == 42.0
+    finally:
+        assert proc.wait(60) == 0
 
 
 def test_deadline_on_a_cluster_leaves_the_queue_usable(cluster):
