@@ -9,53 +9,12 @@ With a ``scaffold`` the hook uses ``scaffold.summary_op``.
 
 from __future__ import annotations
 
-import time
-
 from dflow._api import tf_export
 from dflow.summary.proto import SessionLog
 from dflow.summary.writer import FileWriterCache
 from dflow.train import training_util
+from dflow.train.basic_session_run_hooks import SecondOrStepTimer
 from dflow.train.session_run_hook import SessionRunArgs, SessionRunHook
-
-
-class _StepOrSecondTimer:
-    """Fires every ``every_secs`` seconds or every ``every_steps`` steps (exactly one is given)."""
-
-    def __init__(self, every_secs=None, every_steps=None):
-        if every_secs is None and every_steps is None:
-            raise ValueError("Either every_secs or every_steps should be provided.")
-        if every_secs is not None and every_steps is not None:
-            raise ValueError("Can not provide both every_secs and every_steps.")
-        self._every_secs = every_secs
-        self._every_steps = every_steps
-        self.reset()
-
-    def reset(self) -> None:
-        self._last_triggered_step = None
-        self._last_triggered_time = None
-
-    def should_trigger_for_step(self, step) -> bool:
-        if self._last_triggered_step is None:
-            return True
-        if self._last_triggered_step == step:
-            return False
-        if self._every_secs is not None and time.time() >= self._last_triggered_time + self._every_secs:
-            return True
-        return self._every_steps is not None and step >= self._last_triggered_step + self._every_steps
-
-    def update_last_triggered_step(self, step):
-        """Records a trigger at ``step``; returns (seconds, steps) since the last one, or (None, None)."""
-        now = time.time()
-        if self._last_triggered_time is None:
-            elapsed = (None, None)
-        else:
-            elapsed = (now - self._last_triggered_time, step - self._last_triggered_step)
-        self._last_triggered_time = now
-        self._last_triggered_step = step
-        return elapsed
-
-    def last_triggered_step(self):
-        return self._last_triggered_step
 
 
 @tf_export("train.SummarySaverHook", "estimator.SummarySaverHook")
@@ -75,7 +34,7 @@ class SummarySaverHook(SessionRunHook):
         self._summary_writer = summary_writer
         self._output_dir = output_dir
         self._scaffold = scaffold
-        self._timer = _StepOrSecondTimer(every_secs=save_secs, every_steps=save_steps)
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
         self._next_step = None
         self._request_summary = False
         self._global_step_tensor = None

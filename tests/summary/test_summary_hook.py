@@ -6,7 +6,7 @@ import time
 import pytest
 
 import dflow as tf
-from dflow.summary.summary_hook import _StepOrSecondTimer
+from dflow.train.basic_session_run_hooks import SecondOrStepTimer
 from dflow.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
 
@@ -107,7 +107,7 @@ def test_hook_argument_errors(tmp_path):
 def test_timer_by_seconds(monkeypatch):
     now = [100.0]
     monkeypatch.setattr(time, "time", lambda: now[0])
-    timer = _StepOrSecondTimer(every_secs=10)
+    timer = SecondOrStepTimer(every_secs=10)
     assert timer.should_trigger_for_step(1)
     assert timer.update_last_triggered_step(1) == (None, None)
     assert not timer.should_trigger_for_step(1)
