@@ -25,6 +25,27 @@ from dflow.cluster.device_map import worker_name
 
 SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": float("inf")}
 
+# Dask starts worker processes with MALLOC_TRIM_THRESHOLD_=65536, to hand freed
+# memory back to the OS. Setting it also freezes glibc's mmap threshold at
+# 128 KiB, so every large temporary a kernel makes is fresh pages from the OS:
+# measured here, ``a - a * 0.05`` on 400k floats took 2.6 ms in such a worker
+# against 0.14 ms without it. Training kernels make such temporaries every step,
+# so dflow's worker processes start without it.
+_DASK_MALLOC_TRIM = "65536"
+
+
+def _worker_process_environ() -> dict:
+    import dask
+
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {})
+    if str(environ.get("MALLOC_TRIM_THRESHOLD_")) == _DASK_MALLOC_TRIM:
+        del environ["MALLOC_TRIM_THRESHOLD_"]
+    # A Nanny also copies its pre-spawn environment into this process's environment,
+    # which later worker processes inherit: drop Dask's value from there too.
+    if os.environ.get("MALLOC_TRIM_THRESHOLD_") == _DASK_MALLOC_TRIM:
+        del os.environ["MALLOC_TRIM_THRESHOLD_"]
+    return {"distributed.nanny.pre-spawn-environ": environ}
+
 # A worker-process preload (Dask runs preload text as a script): Ctrl-C in a terminal
 # reaches every process of its group, and worker processes would die printing
 # KeyboardInterrupt tracebacks while their owner is already closing them cleanly.
@@ -107,7 +128,7 @@ class LocalCluster:
             # The scheduler always serves HTTP (health, metrics); without a dashboard, on
             # any free port rather than 8787, which another cluster may hold.
             "dashboard": self._dashboard, "dashboard_address": dashboard_address if self._dashboard else ":0"}}
-        with dask.config.set(SCHEDULER_CONFIG):
+        with dask.config.set({**SCHEDULER_CONFIG, **_worker_process_environ()}):
             self._cluster = SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.WARN,
                                         name="dflow.LocalCluster")
 

@@ -95,3 +95,11 @@ def test_gpus_are_dealt_round_robin_when_their_count_is_known(monkeypatch):
 def test_needs_a_task():
     with pytest.raises(ValueError, match="at least one task"):
         LocalCluster(ps=0, workers=0)
+
+
+@pytest.mark.cluster
+def test_worker_processes_keep_glibcs_dynamic_mmap_threshold(local_cluster, cluster_client):
+    """Dask's MALLOC_TRIM_THRESHOLD_ makes every large temporary fresh pages (20x slower kernels)."""
+    import os
+
+    assert set(cluster_client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values()) == {None}
