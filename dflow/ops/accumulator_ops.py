@@ -33,7 +33,6 @@ gradients (``IndexedSlices``).
 from __future__ import annotations
 
 import functools
-import itertools
 
 import numpy as np
 
@@ -43,10 +42,8 @@ from dflow.framework.graph import colocate_with, device, name_scope
 from dflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from dflow.ops.accumulator_state import REDUCTION_TYPES, AccumulatorState
 from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.data_flow_ops import resource_handle, resource_key
+from dflow.ops.data_flow_ops import named_resource_kernel, resource_key
 from dflow.ops.registry import apply_op, not_differentiable, register
-
-_ANONYMOUS = itertools.count()  # TF1 names an unshared resource "_<n>_<op name>"
 
 _FLOAT_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)  # TF1's kernels: half, float, double
 
@@ -74,19 +71,7 @@ def _check_shared(state: AccumulatorState, op, name: str) -> None:
         fail("reduction_type", state.reduction_type, a["reduction_type"])
 
 
-def _accumulator_kernel(op, resources):
-    a = op._attrs
-    handle = []
-
-    def kernel():
-        if not handle:
-            name = a["shared_name"] or resources.op_state(op, lambda: f"_{next(_ANONYMOUS)}_{op.name}")
-            state = resources.resource(("accumulator", a["container"], name), lambda: _new_state(op, name))
-            _check_shared(state, op, name)
-            handle.append(resource_handle(a["container"], name))
-        return handle[0]
-
-    return kernel
+_accumulator_kernel = named_resource_kernel("accumulator", _new_state, _check_shared)
 
 
 register("ResourceConditionalAccumulator", infer=lambda op: [(dtypes.string, TensorShape([]))],

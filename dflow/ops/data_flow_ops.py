@@ -87,19 +87,32 @@ def _check_shared(state: QueueState, op, name: str) -> None:
         fail("min_after_dequeue", state.min_after_dequeue, fresh.min_after_dequeue)
 
 
-def _queue_kernel(op, resources):
-    a = op._attrs
-    handle = []
+def named_resource_kernel(kind: str, new_state, check_shared):
+    """The kernel of an op that creates (or finds) a named resource and outputs its handle.
 
-    def kernel():
-        if not handle:
-            name = a["shared_name"] or resources.op_state(op, lambda: f"_{next(_ANONYMOUS)}_{op.name}")
-            state = resources.resource(("queue", a["container"], name), lambda: _new_state(op, name))
-            _check_shared(state, op, name)
-            handle.append(resource_handle(a["container"], name))
-        return handle[0]
+    The resource is ``(kind, container, shared_name)`` in the session's (or, on a
+    cluster, the worker's) resources; without a shared name it is TF1's
+    ``_<n>_<op name>``, fixed per op. ``new_state(op, name)`` makes it;
+    ``check_shared(state, op, name)`` refuses one made with other attributes."""
 
-    return kernel
+    def make_kernel(op, resources):
+        a = op._attrs
+        handle = []
+
+        def kernel():
+            if not handle:
+                name = a["shared_name"] or resources.op_state(op, lambda: f"_{next(_ANONYMOUS)}_{op.name}")
+                state = resources.resource((kind, a["container"], name), lambda: new_state(op, name))
+                check_shared(state, op, name)
+                handle.append(resource_handle(a["container"], name))
+            return handle[0]
+
+        return kernel
+
+    return make_kernel
+
+
+_queue_kernel = named_resource_kernel("queue", _new_state, _check_shared)
 
 
 for _t in _STATES:

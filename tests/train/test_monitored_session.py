@@ -16,7 +16,7 @@ import types
 import pytest
 
 import dflow as tf
-from dflow.train import monitored_session
+from dflow.train import monitored_session, session_wrappers
 
 
 def _checkpoints(d):
@@ -331,8 +331,8 @@ def test_recovery_from_an_error_raised_by_a_hook(tmp_path):
 
 
 def test_recovery_gives_up_when_failures_persist(monkeypatch):
-    monkeypatch.setattr(monitored_session, "_RECOVERY_TIMEOUT_SECS", 0.3)
-    monkeypatch.setattr(monitored_session, "_FIRST_RETRY_PAUSE_SECS", 0.05)
+    monkeypatch.setattr(session_wrappers, "_RECOVERY_TIMEOUT_SECS", 0.3)
+    monkeypatch.setattr(session_wrappers, "_FIRST_RETRY_PAUSE_SECS", 0.05)
     _, inc = _train_op()
     counting = CountingHook()
 
