@@ -57,6 +57,20 @@ def dask_setup(worker):
 """
 
 
+def _compute_threads_preload(workers: int) -> str:
+    """A worker-process preload giving a ``worker`` task its share of the cores for BLAS.
+
+    Dask starts worker processes with one BLAS thread (``OPENBLAS_NUM_THREADS=1``
+    and friends); dflow's worker tasks run the model's kernels, so each gets
+    the machine's cores divided by the worker tasks (the ps tasks keep one)."""
+    from dflow.sessions.process_tuning import cpu_count
+
+    threads = max(1, cpu_count() // max(1, workers))
+    return ("def dask_setup(worker):\n"
+            "    from dflow.sessions.process_tuning import set_compute_threads\n"
+            f"    set_compute_threads({threads})\n")
+
+
 @tf_export("LocalCluster")
 class LocalCluster:
     """A local Dask cluster of named TF1 tasks: ``ps`` parameter servers and ``workers`` workers.
@@ -122,6 +136,8 @@ class LocalCluster:
                 if gpu_sets:
                     task = int(name.rsplit(":", 1)[1])
                     opts["env"] = {**opts.get("env", {}), "CUDA_VISIBLE_DEVICES": gpu_sets[task]}
+            if self.processes and name.startswith("/job:worker/"):
+                opts["preload"] = opts.get("preload", []) + [_compute_threads_preload(self.workers)]
             specs[name] = {"cls": Nanny if self.processes else Worker, "options": opts}
         scheduler = {"cls": Scheduler, "options": {
             "host": "127.0.0.1", "port": 0,

@@ -155,7 +155,12 @@ class Server:
     ``ClusterDef`` or a ``ServerDef``; ``job_name``, ``task_index`` and
     ``protocol`` override it as in TF1. ``config`` (a ``ConfigProto``) is kept
     as the default session config; its ``inter_op_parallelism_threads``, when
-    set, is the worker's thread count.
+    set, is the worker's thread count, and its ``intra_op_parallelism_threads``
+    sizes this process's BLAS and OpenMP pools. Left at 0, the pools get this
+    task's share of its host's cores: the cores divided by the spec's tasks
+    outside the ``ps`` and ``scheduler`` jobs on the same host (a laptop running
+    a ps and two workers gives each worker one thread per two cores), so that
+    the tasks' BLAS threads do not fight over the cores.
 
     dflow's keyword-only extras: ``nthreads`` (worker threads; default the
     machine's cores), ``gpus`` (the worker's Dask ``GPU`` resource, so it
@@ -193,6 +198,7 @@ class Server:
         self._timeout = timeout
         self._runtime: _Runtime | None = None
         self._finalizer = None
+        self._thread_limits = None
         if start:
             self.start()
 
@@ -232,6 +238,21 @@ class Server:
                                self._timeout) from e
         self._runtime = rt
         self._finalizer = weakref.finalize(self, rt.stop)
+        if not self._hosts_scheduler:
+            self._size_compute_threads()
+
+    def _size_compute_threads(self) -> None:
+        """This process runs the task's kernels: its allocator and BLAS threads are set for it."""
+        from dflow.sessions import process_tuning
+
+        process_tuning.tune_allocator()
+        config = self._server_def.default_session_config
+        threads = getattr(config, "intra_op_parallelism_threads", 0) if config is not None else 0
+        if not threads:
+            threads = process_tuning.host_share(ClusterSpec(self._server_def.cluster), self._server_def.job_name,
+                                                self._server_def.task_index)
+        if threads:
+            self._thread_limits = process_tuning.set_compute_threads(threads)
 
     def join(self) -> None:
         """Blocks until this task's worker (or scheduler) stops; Ctrl-C stops it and returns."""
@@ -261,6 +282,11 @@ class Server:
             self._finalizer = None
         if rt is not None:
             rt.stop(timeout)
+        if self._thread_limits is not None:
+            from dflow.sessions import process_tuning
+
+            process_tuning.restore_compute_threads(self._thread_limits)
+            self._thread_limits = None
 
     @property
     def is_running(self) -> bool:
@@ -320,6 +346,7 @@ class _LocalServer(Server):
             raise
         self._runtime = rt
         self._finalizer = weakref.finalize(self, rt.stop)
+        self._size_compute_threads()
 
 
 class _Runtime:

@@ -69,9 +69,12 @@ class GraphOptions(_Message):
 @tf_export("ConfigProto")
 class ConfigProto(_Message):
     """Session options. dflow acts on ``allow_soft_placement``,
-    ``log_device_placement``, ``operation_timeout_in_ms`` and
-    ``inter_op_parallelism_threads`` (threads of the local Dask scheduler);
-    the rest are accepted for compatibility."""
+    ``log_device_placement``, ``operation_timeout_in_ms``, ``device_filters``,
+    ``inter_op_parallelism_threads`` (threads of the local Dask scheduler) and
+    ``intra_op_parallelism_threads`` (threads of the process's BLAS and OpenMP
+    pools; unlike TF1's per-session pools they are the process's, so the last
+    session or server that sets them wins); the rest are accepted for
+    compatibility."""
 
     _fields = {"device_count": dict, "intra_op_parallelism_threads": 0, "inter_op_parallelism_threads": 0,
                "use_per_session_threads": False, "session_inter_op_thread_pool": list,

@@ -22,6 +22,7 @@ from dflow.framework.graph import Graph, Tensor, _graph_stack, _session_stack, g
 from dflow.ops.constant_op import to_numpy
 from dflow.placement.placer import place
 from dflow.sessions import plan as planning
+from dflow.sessions import process_tuning
 from dflow.sessions.config import ConfigProto, DeviceStepStats, NodeExecStats, RunOptions
 from dflow.sessions.fetches import FetchStructure
 from dflow.sessions.local_executor import LocalRuntime
@@ -55,6 +56,10 @@ class BaseSession:
         self._graph = graph
         self._config = config or ConfigProto()
         self._target = target
+        process_tuning.tune_allocator()
+        self._thread_limits = None
+        if self._config.intra_op_parallelism_threads > 0:
+            self._thread_limits = process_tuning.set_compute_threads(self._config.intra_op_parallelism_threads)
         if target:
             from dflow.sessions.cluster_runtime import ClusterRuntime
 
@@ -94,6 +99,8 @@ class BaseSession:
                 ctx.cancel("the session was closed")
             self._plans.clear()
             self._runtime.close()
+            process_tuning.restore_compute_threads(self._thread_limits)
+            self._thread_limits = None
 
     def __del__(self):
         try:

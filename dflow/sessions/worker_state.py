@@ -49,6 +49,9 @@ def install_graph(graph_key: str, payload: bytes, dask_worker=None) -> str:
     which sessions run partitions directly (``handle_run``)."""
     if dask_worker is not None and "dflow_run" not in dask_worker.handlers:
         dask_worker.handlers["dflow_run"] = handle_run
+        from dflow.sessions.process_tuning import tune_allocator
+
+        tune_allocator()
     if graph_key not in _GRAPHS:
         import dflow  # noqa: F401 - registers every op type before import
         from dflow.framework.graph import Graph

@@ -7,6 +7,7 @@ import pytest
 
 from dflow.cluster import ClusterSpec, LocalCluster
 from dflow.cluster.device_map import full_device_names, map_devices
+from dflow.sessions import process_tuning
 
 from .conftest import scheduler_workers
 
@@ -34,6 +35,11 @@ def test_workers_are_named_tasks_on_a_saturation_free_scheduler(local_cluster, c
     assert local_cluster.target.startswith("tcp://127.0.0.1:")
     assert local_cluster.dashboard_link is None
     assert cluster_client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION) == float("inf")
+    # BLAS threads: the ps keeps Dask's one, the two worker tasks share the cores
+    threads = cluster_client.run(process_tuning.compute_threads)
+    addresses = {name: address for name, (address, _, _) in workers.items()}
+    assert threads[addresses["/job:ps/task:0"]] == 1
+    assert threads[addresses["/job:worker/task:1"]] == max(1, process_tuning.cpu_count() // 2)
 
     spec = local_cluster.cluster_spec
     addresses = {name: address for name, (address, _, _) in workers.items()}

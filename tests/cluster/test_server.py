@@ -8,6 +8,7 @@ import pytest
 from dflow.cluster import Server
 from dflow.cluster.device_map import full_device_names, map_devices
 from dflow.framework import errors
+from dflow.sessions import process_tuning
 
 from .conftest import scheduler_workers
 
@@ -23,7 +24,10 @@ def test_server_joins_a_running_cluster_as_a_named_task(local_cluster, cluster_c
     # Through the cluster spec's scheduler job, listening on the port the spec gives (0: any).
     spec = local_cluster.cluster_spec.as_dict()
     spec["worker"].append("127.0.0.1:0")
+    threads_before = process_tuning.compute_threads()
     with Server(spec, job_name="worker", task_index=2, gpus=1, nthreads=2) as server:
+        # three worker tasks on this host: the server's process takes a third of the cores for BLAS
+        assert process_tuning.compute_threads() == max(1, process_tuning.cpu_count() // 3)
         assert server.target == local_cluster.target
         assert server.is_running
         workers = scheduler_workers(cluster_client)
@@ -31,6 +35,7 @@ def test_server_joins_a_running_cluster_as_a_named_task(local_cluster, cluster_c
         infos = [(address, name, resources) for name, (address, resources, _) in workers.items()]
         assert "/job:worker/replica:0/task:2/device:GPU:0" in full_device_names(map_devices(infos))
     assert not server.is_running
+    assert process_tuning.compute_threads() == threads_before
     deadline = time.monotonic() + 10
     while "/job:worker/task:2" in scheduler_workers(cluster_client) and time.monotonic() < deadline:
         time.sleep(0.05)
