@@ -11,7 +11,8 @@ Between-graph replication as TF1's book does it: one ps process and 1, 2 or
 
 Two models: the seed network (1-5-1 tanh, batch 50) and the
 784-512-512-10 MLP (ReLU, softmax cross-entropy, batch 100). The workers
-start stepping at the same moment and step for the same time.
+start together, when all have joined, and after five warm-up steps each
+steps for the same time.
 
 Run: ``python benchmarks/bench_data_parallel.py [--tf /path/to/tf/python] [--workers 1,2,3]``;
 with ``--tf`` the same runs under TF1 on localhost gRPC.
@@ -30,14 +31,15 @@ import textwrap
 import time
 
 SECONDS = 5.0
+_START_TIMEOUT_S = 180.0
 
-# argv: lib, model, mode (async | sync), cluster JSON, task, n_workers, start_at, seconds
+# argv: lib, model, mode (async | sync), cluster JSON, task, n_workers, seconds
 TRAINER = textwrap.dedent("""
     import json, os, sys, time
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import numpy as np
-    lib, model, mode, spec, task, n, start_at, seconds = sys.argv[1:9]
-    task, n, start_at, seconds = int(task), int(n), float(start_at), float(seconds)
+    lib, model, mode, spec, task, n, seconds = sys.argv[1:8]
+    task, n, seconds = int(task), int(n), float(seconds)
     if lib == "tf1":
         import tensorflow.compat.v1 as tf
         tf.disable_eager_execution()
@@ -80,11 +82,12 @@ TRAINER = textwrap.dedent("""
                                            save_checkpoint_secs=None, save_summaries_steps=None,
                                            save_summaries_secs=None, log_step_count_steps=None) as sess:
         feed = {x: xs, y: ys}
+        # The bench says go when every trainer has joined (a synchronous step needs them all,
+        # so the barrier comes before the warm-up steps).
+        print("ready", flush=True)
+        sys.stdin.readline()
         for _ in range(5):
             sess.run(train, feed)
-        late = time.time() - start_at
-        while time.time() < start_at:
-            time.sleep(0.001)
         g0 = sess.run(gs)
         k, start = 0, time.perf_counter()
         reported = False
@@ -93,8 +96,7 @@ TRAINER = textwrap.dedent("""
             elapsed = time.perf_counter() - start
             if elapsed >= seconds and not reported:
                 g1 = sess.run(gs)
-                print(json.dumps({"steps": k, "seconds": elapsed, "global_steps": int(g1 - g0),
-                                  "late_s": max(late, 0.0)}), flush=True)
+                print(json.dumps({"steps": k, "seconds": elapsed, "global_steps": int(g1 - g0)}), flush=True)
                 reported = True
 """)
 
@@ -122,8 +124,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _first_json_line(proc, timeout: float):
-    """The first JSON line ``proc`` prints within ``timeout`` seconds, or None."""
+def _first_line(proc, prefix: str, timeout: float):
+    """The first line starting with ``prefix`` that ``proc`` prints within ``timeout`` seconds, or None."""
     import selectors
 
     sel = selectors.DefaultSelector()
@@ -135,8 +137,8 @@ def _first_json_line(proc, timeout: float):
         line = proc.stdout.readline()
         if not line:
             return None
-        if line.startswith("{"):
-            return json.loads(line)
+        if line.startswith(prefix):
+            return line
     return None
 
 
@@ -154,20 +156,29 @@ def run(python: str, lib: str, model: str, mode: str, workers: int) -> float:
         spec = {"scheduler": [target.replace("tcp://", "")], "ps": ["127.0.0.1:0"],
                 "worker": ["127.0.0.1:0"] * workers}
     try:
-        start_at = time.time() + 20.0 + 5.0 * workers
         logs = [tempfile.TemporaryFile(mode="w+") for _ in range(workers)]
         procs = [subprocess.Popen([python, "-c", TRAINER, lib, model, mode, json.dumps(spec), str(i), str(workers),
-                                   str(start_at), str(SECONDS)], stdout=subprocess.PIPE, stderr=logs[i],
+                                   str(SECONDS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=logs[i],
                                   text=True) for i in range(workers)]
-        results = [_first_json_line(p, timeout=start_at - time.time() + SECONDS + 60) for p in procs]
+        # Every trainer builds its graph, joins and warms up; then all start stepping at once.
+        ready = [_first_line(p, "ready", timeout=_START_TIMEOUT_S) for p in procs]
+        if all(ready):
+            for p in procs:
+                p.stdin.write("go\n")
+                p.stdin.flush()
+            results = [_first_line(p, "{", timeout=SECONDS + 60) for p in procs]
+        else:
+            results = [None] * workers
+        codes = [p.poll() for p in procs]
         for p in procs:
             p.kill()
-        for log, r in zip(logs, results):
+        for i, (log, r) in enumerate(zip(logs, results)):
             if r is None:
                 log.seek(0)
-                raise RuntimeError(f"{lib} {model} {mode} trainer failed:\n{log.read()[-3000:]}")
-        if any(r["late_s"] > 0 for r in results):
-            print(f"warning: a trainer started late: {results}", file=sys.stderr)
+                stage = "stepping" if ready[i] else "starting"
+                raise RuntimeError(f"{lib} {model} {mode} trainer {i} failed while {stage} (exit code {codes[i]}; "
+                                   f"ready: {ready}):\n{log.read()[-3000:]}")
+        results = [json.loads(r) for r in results]
         if mode == "sync":
             return max(r["global_steps"] / r["seconds"] for r in results)
         return sum(r["steps"] / r["seconds"] for r in results)
