@@ -165,10 +165,10 @@ class AccumulatorState:
         if not self._takes or self._count < self._takes[0].num_required:
             return False
         take = self._takes.popleft()
-        total = self._sum
-        if self.reduction_type == "MEAN":
-            total = np.divide(total, self._np_dtype.type(self._count), dtype=self._np_dtype)
-        take.result = total  # the sum array is handed over: the accumulator keeps no reference
+        total = self._sum  # the accumulator's own array: divided in place and handed over
+        if self.reduction_type == "MEAN" and self._count > 1:
+            np.divide(total, self._np_dtype.type(self._count), out=total, casting="unsafe")
+        take.result = total
         self._sum = None
         self._count = 0
         self._global_step += 1

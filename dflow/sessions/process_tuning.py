@@ -42,15 +42,15 @@ _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", ""}
 
 
 def tune_allocator() -> bool:
-    """Sets glibc's ``M_TOP_PAD`` to ``TOP_PAD_BYTES``, once per process; whether it is set."""
+    """Sets glibc's heap slack (``M_TOP_PAD``) and mmap threshold, once per process; whether they are set."""
     global _allocator_tuned
     with _LOCK:
         if _allocator_tuned is None:
-            _allocator_tuned = _set_top_pad()
+            _allocator_tuned = _set_heap_options()
         return _allocator_tuned
 
 
-def _set_top_pad() -> bool:
+def _set_heap_options() -> bool:
     if not sys.platform.startswith("linux") or any(
             os.environ.get(name) is not None for name in ("MALLOC_TOP_PAD_", "MALLOC_MMAP_THRESHOLD_")):
         return False

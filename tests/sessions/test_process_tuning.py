@@ -63,3 +63,26 @@ def test_a_session_sizes_the_blas_pool_from_intra_op_threads_and_gives_it_back_o
     assert "intra_op_parallelism_threads must be positive" in out["error"]
     # the user's own MALLOC_TOP_PAD_ wins over dflow's
     assert _probe({"MALLOC_TOP_PAD_": "131072"})["tuned"] is False
+
+
+_PRELOAD_PROBE = """
+import json
+from dflow.cluster.local_cluster import _compute_threads_preload
+from dflow.sessions import process_tuning as pt
+before = pt.compute_threads()
+scope = {}
+exec(_compute_threads_preload(1), scope)  # as Dask runs a preload given as text
+scope["dask_setup"](None)
+print(json.dumps({"before": before, "after": pt.compute_threads(), "cores": pt.cpu_count()}))
+"""
+
+
+def test_a_local_cluster_worker_task_takes_its_share_of_the_cores_over_dasks_one_thread():
+    import os
+
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")  # what Dask's Nanny gives its worker processes
+    out = subprocess.run([sys.executable, "-c", _PRELOAD_PROBE], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["before"] == 1 and got["after"] == got["cores"]
