@@ -22,6 +22,7 @@ workers it uses: a lost worker fails the run promptly with
 from __future__ import annotations
 
 import hashlib
+import inspect
 import pickle
 import threading
 import time
@@ -97,6 +98,8 @@ class ClusterRuntime:
         self._incarnations: dict = {}  # worker address -> incarnation id seen at install
         self._graph_docs: dict = {}  # (graph id, graph version) -> (key, payload)
         self._specs_sent: set = set()  # (worker, partition key): the worker has the spec
+        self._callers = threading.local()  # .loop: the calling thread's _CallerLoop
+        self._caller_loops: list = []  # (thread, _CallerLoop) of every thread that ran, closed with the runtime
         self.topology_version = 0  # bumped when workers are lost: cached plans are stale
         self._filters = [_parse_filter(f) for f in (config.device_filters or [])]
         self.refresh_devices()
@@ -224,13 +227,43 @@ class ClusterRuntime:
     def _run_direct(self, graph, partitions, programs, feeds, token, traced, ctx) -> list:
         """Runs the partitions by calling the ``dflow_run`` handler of their
         workers, in dependency order, independent ones at once: one network
-        round trip per partition and none through the scheduler."""
+        round trip per partition and none through the scheduler.
+
+        The calls go out from the calling thread, on an event loop and
+        connections of its own (``_CallerLoop``), rather than through the
+        Dask client's loop thread: the two thread handoffs that would cost
+        about 0.3 ms each on a busy 2-core host, a sixth of a small training
+        step. A thread already running an event loop goes through the client."""
+        caller = self._caller_loop()
         try:
-            return self.client.sync(self._direct, graph, programs, feeds, traced, ctx)
+            if caller is None:
+                return self.client.sync(self._direct, graph, programs, feeds, traced, ctx, self.client.rpc)
+            return caller.run(self._direct(graph, programs, feeds, traced, ctx, caller.pool))
         except OSError as e:  # CommClosedError: a worker went away mid-run
             self._raise_lost(programs, e)
 
-    async def _direct(self, graph, programs, feeds, traced, ctx) -> list:
+    def _caller_loop(self):
+        """This thread's ``_CallerLoop`` (made on first use), or None where it cannot have one."""
+        import asyncio
+
+        try:
+            asyncio.get_running_loop()
+            return None  # inside a running loop (the client's own thread, a notebook's): no nested loop
+        except RuntimeError:
+            pass
+        caller = getattr(self._callers, "loop", None)
+        if caller is not None and not caller.loop.is_closed():
+            return caller
+        caller = self._callers.loop = _CallerLoop(self.client)
+        with self._lock:
+            live = [(t, c) for t, c in self._caller_loops if t.is_alive()]
+            dead = [c for t, c in self._caller_loops if not t.is_alive()]
+            self._caller_loops = live + [(threading.current_thread(), caller)]
+        for c in dead:  # threads that ran sessions and ended: their connections are closed here
+            c.close()
+        return caller
+
+    async def _direct(self, graph, programs, feeds, traced, ctx, pool) -> list:
         import asyncio
 
         from dflow.sessions import worker_state
@@ -246,7 +279,7 @@ class ClusterRuntime:
             if prog.local:
                 return await self._run_here(prog, traced, ctx, fed, ups)
             payload = worker_state.pack((ctx, fed, tuple(ups)))
-            rpc = self.client.rpc(prog.worker)
+            rpc = pool(prog.worker)
             spec = None if (prog.worker, prog.key) in self._specs_sent else prog.spec
             while True:
                 reply = await rpc.dflow_run(key=prog.key, graph_key=prog.graph_key, spec=spec,
@@ -432,8 +465,46 @@ class ClusterRuntime:
                                                   f"{type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:
+        with self._lock:
+            callers, self._caller_loops = self._caller_loops, []
+        for _, caller in callers:
+            caller.close()
         if self._owns_client:
             self.client.close()
+
+
+class _CallerLoop:
+    """An event loop and a Dask connection pool owned by one thread that runs sessions.
+
+    The loop runs only inside ``run`` (a ``Session.run`` of that thread); its
+    connections stay open between runs, as the client's would."""
+
+    def __init__(self, client):
+        import asyncio
+
+        from distributed.core import ConnectionPool
+
+        self.loop = asyncio.new_event_loop()
+        self.pool = ConnectionPool(limit=64, serializers=client._serializers, deserializers=client._deserializers,
+                                   deserialize=True, connection_args=client.connection_args,
+                                   timeout=client.rpc.timeout)
+        started = self.pool.start()
+        if inspect.isawaitable(started):  # a coroutine in recent releases
+            self.loop.run_until_complete(started)
+
+    def run(self, coroutine):
+        return self.loop.run_until_complete(coroutine)
+
+    def close(self) -> None:
+        """Closes the connections and the loop; for a loop that is running (its thread is
+        mid-run while the session closes), leaves them to the garbage collector."""
+        if self.loop.is_closed() or self.loop.is_running():
+            return
+        try:
+            self.loop.run_until_complete(self.pool.close())
+        except Exception:  # noqa: BLE001 - closing: a broken connection is closed enough
+            pass
+        self.loop.close()
 
 
 def _parse_filter(text: str):

@@ -86,6 +86,41 @@ def test_direct_runs_send_each_partition_to_its_worker_only(cluster):
     assert ts.data == []
 
 
+def test_runs_from_many_threads_and_from_inside_an_event_loop(cluster):
+    """Each thread makes its calls on a loop and connections of its own; a
+    thread already running an event loop goes through the Dask client."""
+    import asyncio
+    import threading
+
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(0.0, name="threads_v")
+        inc = v.assign_add(1.0)
+    sess = tf.Session(cluster.target)
+    sess.run(v.initializer)
+
+    def work():
+        for _ in range(25):
+            sess.run(inc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sess.run(v) == 100.0
+    runtime = sess._runtime
+    callers = [c for _, c in runtime._caller_loops]
+    assert len(callers) == 5  # this thread's and the four workers'
+
+    async def inside_a_loop():
+        return sess.run(inc)
+
+    assert asyncio.run(inside_a_loop()) == 101.0
+    assert len(runtime._caller_loops) == 5
+    sess.close()
+    assert runtime._caller_loops == [] and all(c.loop.is_closed() for c in callers)
+
+
 def test_variables_are_shared_by_sessions_on_the_cluster(cluster):
     with tf.device("/job:ps/task:0"):
         v = tf.Variable(10.0, name="shared_v")
