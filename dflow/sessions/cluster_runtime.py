@@ -242,6 +242,47 @@ class ClusterRuntime:
         except OSError as e:  # CommClosedError: a worker went away mid-run
             self._raise_lost(programs, e)
 
+    def run_loop(self, partitions, programs, ctx, should_stop) -> bool:
+        """Runs a one-partition plan of a remote worker in a loop on that worker
+        until ``should_stop()`` (polled every ``_POLL_S``) or an error, which is
+        raised; False (nothing run) when the plan is not that, or this thread
+        cannot run a loop of its own."""
+        import asyncio
+        import secrets
+
+        caller = self._caller_loop()
+        if len(programs) != 1 or programs[0].local or caller is None:
+            return False
+        prog = programs[0]
+        graph = partitions[0].ops[0].graph
+        self._install(graph, prog.graph_key, {prog.worker})
+        loop_id = secrets.token_hex(8)
+        op_timeout_ms = int(ctx.op_timeout_s * 1000) if ctx.op_timeout_s else 0
+
+        async def go():
+            call = asyncio.ensure_future(caller.pool(prog.worker).dflow_loop(
+                key=prog.key, graph_key=prog.graph_key, spec=prog.spec,
+                incarnation=self._incarnations.get(prog.worker), loop_id=loop_id, op_timeout_ms=op_timeout_ms))
+            stopping = False
+            while True:
+                done, _ = await asyncio.wait([call], timeout=_POLL_S)
+                if done:
+                    return call.result(), stopping
+                if not stopping and (should_stop() or ctx.cancelled):
+                    stopping = True
+                    await caller.pool(prog.worker).dflow_loop_stop(loop_id=loop_id)
+
+        try:
+            reply, stopped = caller.run(go())
+        except OSError as e:
+            self._raise_lost(programs, e)
+        if reply.get("reinstall"):
+            self._install(graph, prog.graph_key, {prog.worker}, force=True)
+            return self.run_loop(partitions, programs, ctx, should_stop)
+        if "error" in reply and not stopped:
+            self._raise_error(graph, pickle.loads(reply["error"]))
+        return True
+
     def _caller_loop(self):
         """This thread's ``_CallerLoop`` (made on first use), or None where it cannot have one."""
         import asyncio

@@ -158,6 +158,29 @@ class BaseSession:
 
         return _callable
 
+    def _run_loop(self, fetches, should_stop) -> None:
+        """Runs ``fetches`` (no feeds) again and again until ``should_stop()`` or an error,
+        which is raised: the loop of a ``QueueRunner`` thread.
+
+        On a cluster, a run that is one partition of a remote worker loops on that
+        worker (``ClusterRuntime.run_loop``): no round trip and no Python of this
+        process per iteration."""
+        self._check_open()
+        fetch_structure = FetchStructure(self._graph, fetches)
+        plan = self._plan_for(fetch_structure.tensors, fetch_structure.targets, {})
+        run_loop = getattr(self._runtime, "run_loop", None)
+        if run_loop is not None and not fetch_structure.tensors:
+            ctx = RunContext(0, self._config.operation_timeout_in_ms)
+            self._active_runs.add(ctx)
+            try:
+                if run_loop(plan.partitions, plan.programs, ctx, should_stop):
+                    return
+            finally:
+                self._active_runs.discard(ctx)
+        while not should_stop():
+            self._check_open()
+            self._execute(plan, {}, None, None)
+
     def partial_run_setup(self, fetches, feeds=None):
         raise NotImplementedError("dflow does not support partial_run yet: run the fetches in one "
                                   "Session.run call (each run is planned and executed as a whole).")

@@ -49,6 +49,8 @@ def install_graph(graph_key: str, payload: bytes, dask_worker=None) -> str:
     which sessions run partitions directly (``handle_run``)."""
     if dask_worker is not None and "dflow_run" not in dask_worker.handlers:
         dask_worker.handlers["dflow_run"] = handle_run
+        dask_worker.handlers["dflow_loop"] = handle_loop
+        dask_worker.handlers["dflow_loop_stop"] = handle_loop_stop
         from dflow.sessions.process_tuning import tune_allocator
 
         tune_allocator()
@@ -231,3 +233,55 @@ async def handle_run(key=None, graph_key=None, spec=None, incarnation=None, trac
         return {"reinstall": True}
     except Exception as e:  # noqa: BLE001 - every failure goes back to the session that asked
         return {"error": _dumps(e)}
+
+
+# Partitions that run in a loop here until their session stops them (queue runners):
+# loop id -> the RunContext that stopping cancels.
+_LOOPS: dict = {}
+
+
+def _run_loop(key, graph_key, spec, expected_incarnation, loop_id, op_timeout_ms):
+    from dflow.sessions.run_context import RunContext
+
+    _SPECS[key] = (graph_key, spec)
+    _check_incarnation(expected_incarnation, spec[0])
+    program = _program(graph_key, spec)
+    ctx = RunContext(0, op_timeout_ms)
+    with _LOCK:
+        _LOOPS[loop_id] = ctx
+    try:
+        while not ctx.cancelled:
+            program(ctx, {})
+    except Exception as e:  # noqa: BLE001 - the loop's end goes back to the session that started it
+        if ctx.cancelled:  # stopped mid-run: the error is the stop's
+            return {"stopped": True}
+        return {"error": _dumps(e)}
+    finally:
+        with _LOCK:
+            _LOOPS.pop(loop_id, None)
+    return {"stopped": True}
+
+
+async def handle_loop(key=None, graph_key=None, spec=None, incarnation=None, loop_id=None, op_timeout_ms=0):
+    """The ``dflow_loop`` handler: runs one partition (no feeds, no outputs) again and
+    again in ``_BLOCKING_POOL`` until ``dflow_loop_stop`` names ``loop_id`` or a run
+    fails. The reply is ``{"stopped": True}``, ``{"error": pickled exception}`` or
+    ``{"reinstall": True}``. This is how a queue runner's loop runs where its queue
+    lives: no round trip per iteration."""
+    import asyncio
+
+    try:
+        return await asyncio.get_running_loop().run_in_executor(
+            _blocking_pool(), _run_loop, key, graph_key, spec, incarnation, loop_id, op_timeout_ms)
+    except GraphNotInstalled:
+        return {"reinstall": True}
+    except Exception as e:  # noqa: BLE001
+        return {"error": _dumps(e)}
+
+
+async def handle_loop_stop(loop_id=None):
+    """The ``dflow_loop_stop`` handler: ends the loop ``loop_id`` (cancelling a blocked op)."""
+    ctx = _LOOPS.get(loop_id)
+    if ctx is not None:
+        ctx.cancel("the loop was stopped by its session")
+    return {"stopping": ctx is not None}

@@ -94,23 +94,26 @@ class QueueRunner:
     def _run(self, sess, enqueue_op, coord=None) -> None:
         decremented = False
         try:
-            enqueue = sess.make_callable(enqueue_op)
-            while True:
-                if coord and coord.should_stop():
-                    break
-                try:
-                    enqueue()
-                except self._queue_closed_exception_types:
-                    # The input ran dry: the last thread to see it closes the queue.
-                    with self._lock:
-                        self._runs_per_session[sess] -= 1
-                        decremented = True
-                        if self._runs_per_session[sess] == 0:
-                            try:
-                                sess.run(self._close_op)
-                            except Exception as e:  # noqa: BLE001 - a closed session, say
-                                _log.debug("Ignored exception: %s", e)
-                    return
+            run_loop = getattr(sess, "_run_loop", None)
+            if run_loop is None:  # not a dflow session: run it from here
+                enqueue = sess.make_callable(enqueue_op)
+
+                def run_loop(_, should_stop):
+                    while not should_stop():
+                        enqueue()
+
+            try:
+                run_loop(enqueue_op, lambda: bool(coord and coord.should_stop()))
+            except self._queue_closed_exception_types:
+                # The input ran dry: the last thread to see it closes the queue.
+                with self._lock:
+                    self._runs_per_session[sess] -= 1
+                    decremented = True
+                    if self._runs_per_session[sess] == 0:
+                        try:
+                            sess.run(self._close_op)
+                        except Exception as e:  # noqa: BLE001 - a closed session, say
+                            _log.debug("Ignored exception: %s", e)
         except Exception as e:
             if coord:
                 coord.request_stop(e)

@@ -121,6 +121,38 @@ def test_runs_from_many_threads_and_from_inside_an_event_loop(cluster):
     assert runtime._caller_loops == [] and all(c.loop.is_closed() for c in callers)
 
 
+def test_a_queue_runner_loops_on_its_queues_worker_and_stops_with_its_coordinator(cluster):
+    """The enqueue op of a queue runner whose run is one partition of a remote
+    worker loops there; stopping the coordinator stops it, a failing run
+    reaches the coordinator."""
+    from dflow.sessions import worker_state
+
+    with tf.device("/job:ps/task:0"):
+        counter = tf.Variable(0, name="qr_counter")
+        q = tf.FIFOQueue(100, tf.int32, shapes=[], name="qr_q")
+        enqueue = q.enqueue(counter.assign_add(1))
+        # the second run reads past the end of [7, 8]
+        failing = q.enqueue(tf.gather(tf.constant([7, 8]), counter.assign_add(1), name="too_many"))
+        take = q.dequeue()
+    with cluster.client() as client, tf.Session(cluster.target) as sess:
+        sess.run(counter.initializer)
+        coord = tf.train.Coordinator()
+        threads = tf.train.QueueRunner(q, [enqueue]).create_threads(sess, coord=coord, start=True)
+        assert [sess.run(take) for _ in range(5)] == [1, 2, 3, 4, 5]
+        loops = client.run(lambda: len(worker_state._LOOPS))
+        assert sorted(loops.values()) == [0, 0, 1]  # running on the ps, not through this process
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=10)
+        assert not any(t.is_alive() for t in threads)
+        assert sum(client.run(lambda: len(worker_state._LOOPS)).values()) == 0
+
+        sess.run(counter.initializer)
+        coord = tf.train.Coordinator()
+        threads = tf.train.QueueRunner(q, [failing]).create_threads(sess, coord=coord, start=True)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="too_many"):
+            coord.join(threads, stop_grace_period_secs=10)
+
+
 def test_variables_are_shared_by_sessions_on_the_cluster(cluster):
     with tf.device("/job:ps/task:0"):
         v = tf.Variable(10.0, name="shared_v")
