@@ -32,6 +32,7 @@ from dflow.framework import errors
 _CONNECT_TIMEOUT_S = 10.0
 _DEVICE_WAIT_S = 60.0
 _POLL_S = 0.25
+_LOOP_RENEW_S = 3.0  # worker_state._LOOP_LEASE_S is 15 s
 
 
 def _connect(target, timeout_s: float):
@@ -263,7 +264,7 @@ class ClusterRuntime:
             call = asyncio.ensure_future(caller.pool(prog.worker).dflow_loop(
                 key=prog.key, graph_key=prog.graph_key, spec=prog.spec,
                 incarnation=self._incarnations.get(prog.worker), loop_id=loop_id, op_timeout_ms=op_timeout_ms))
-            stopping = False
+            stopping, renewed = False, time.monotonic()
             while True:
                 done, _ = await asyncio.wait([call], timeout=_POLL_S)
                 if done:
@@ -271,6 +272,9 @@ class ClusterRuntime:
                 if not stopping and (should_stop() or ctx.cancelled):
                     stopping = True
                     await caller.pool(prog.worker).dflow_loop_stop(loop_id=loop_id)
+                elif time.monotonic() - renewed > _LOOP_RENEW_S:  # the loop's lease on the worker
+                    renewed = time.monotonic()
+                    await caller.pool(prog.worker).dflow_loop_stop(loop_id=loop_id, renew=True)
 
         try:
             reply, stopped = caller.run(go())

@@ -236,19 +236,19 @@ async def handle_run(key=None, graph_key=None, spec=None, incarnation=None, trac
 
 
 # Partitions that run in a loop here until their session stops them (queue runners):
-# loop id -> the RunContext that stopping cancels.
+# loop id -> [the RunContext that stopping cancels, when the session last renewed it].
+# A session renews its loops every few seconds; a loop not renewed for _LOOP_LEASE_S
+# (its session's process died) stops, so no loop outlives its session.
 _LOOPS: dict = {}
+_LOOP_LEASE_S = 15.0
 
 
-def _run_loop(key, graph_key, spec, expected_incarnation, loop_id, op_timeout_ms):
-    from dflow.sessions.run_context import RunContext
-
+def _run_loop(key, graph_key, spec, expected_incarnation, loop_id):
     _SPECS[key] = (graph_key, spec)
     _check_incarnation(expected_incarnation, spec[0])
     program = _program(graph_key, spec)
-    ctx = RunContext(0, op_timeout_ms)
     with _LOCK:
-        _LOOPS[loop_id] = ctx
+        ctx = _LOOPS[loop_id][0]
     try:
         while not ctx.cancelled:
             program(ctx, {})
@@ -264,24 +264,42 @@ def _run_loop(key, graph_key, spec, expected_incarnation, loop_id, op_timeout_ms
 
 async def handle_loop(key=None, graph_key=None, spec=None, incarnation=None, loop_id=None, op_timeout_ms=0):
     """The ``dflow_loop`` handler: runs one partition (no feeds, no outputs) again and
-    again in ``_BLOCKING_POOL`` until ``dflow_loop_stop`` names ``loop_id`` or a run
-    fails. The reply is ``{"stopped": True}``, ``{"error": pickled exception}`` or
-    ``{"reinstall": True}``. This is how a queue runner's loop runs where its queue
-    lives: no round trip per iteration."""
+    again in ``_BLOCKING_POOL`` until ``dflow_loop_stop`` names ``loop_id``, a run
+    fails, or the session stops renewing the loop's lease (``_LOOP_LEASE_S``).
+    The reply is ``{"stopped": True}``, ``{"error": pickled exception}`` or
+    ``{"reinstall": True}``. This is how a queue runner's loop runs where its
+    queue lives: no round trip per iteration."""
     import asyncio
+    import time
 
+    from dflow.sessions.run_context import RunContext
+
+    with _LOCK:
+        _LOOPS[loop_id] = entry = [RunContext(0, op_timeout_ms), time.monotonic()]
     try:
-        return await asyncio.get_running_loop().run_in_executor(
-            _blocking_pool(), _run_loop, key, graph_key, spec, incarnation, loop_id, op_timeout_ms)
+        running = asyncio.get_running_loop().run_in_executor(
+            _blocking_pool(), _run_loop, key, graph_key, spec, incarnation, loop_id)
+        while True:
+            done, _ = await asyncio.wait([running], timeout=1.0)
+            if done:
+                return running.result()
+            if time.monotonic() - entry[1] > _LOOP_LEASE_S:
+                entry[0].cancel("the session running this loop stopped renewing it")
     except GraphNotInstalled:
         return {"reinstall": True}
     except Exception as e:  # noqa: BLE001
         return {"error": _dumps(e)}
 
 
-async def handle_loop_stop(loop_id=None):
-    """The ``dflow_loop_stop`` handler: ends the loop ``loop_id`` (cancelling a blocked op)."""
-    ctx = _LOOPS.get(loop_id)
-    if ctx is not None:
-        ctx.cancel("the loop was stopped by its session")
-    return {"stopping": ctx is not None}
+async def handle_loop_stop(loop_id=None, renew=False):
+    """The ``dflow_loop_stop`` handler: ends the loop ``loop_id`` (cancelling a blocked
+    op), or with ``renew`` extends its lease; whether the loop is running."""
+    import time
+
+    entry = _LOOPS.get(loop_id)
+    if entry is not None:
+        if renew:
+            entry[1] = time.monotonic()
+        else:
+            entry[0].cancel("the loop was stopped by its session")
+    return {"running": entry is not None}

@@ -121,11 +121,11 @@ def test_runs_from_many_threads_and_from_inside_an_event_loop(cluster):
     assert runtime._caller_loops == [] and all(c.loop.is_closed() for c in callers)
 
 
-def test_a_queue_runner_loops_on_its_queues_worker_and_stops_with_its_coordinator(cluster):
+def test_a_queue_runner_loops_on_its_queues_worker_and_stops_with_its_coordinator(cluster, monkeypatch):
     """The enqueue op of a queue runner whose run is one partition of a remote
-    worker loops there; stopping the coordinator stops it, a failing run
-    reaches the coordinator."""
-    from dflow.sessions import worker_state
+    worker loops there; stopping the coordinator stops it, so does a lapsed
+    lease, and a failing run reaches the coordinator."""
+    from dflow.sessions import cluster_runtime, worker_state
 
     with tf.device("/job:ps/task:0"):
         counter = tf.Variable(0, name="qr_counter")
@@ -145,6 +145,19 @@ def test_a_queue_runner_loops_on_its_queues_worker_and_stops_with_its_coordinato
         coord.join(threads, stop_grace_period_secs=10)
         assert not any(t.is_alive() for t in threads)
         assert sum(client.run(lambda: len(worker_state._LOOPS)).values()) == 0
+
+        # A loop whose session stops renewing it (its process died) stops by itself.
+        monkeypatch.setattr(cluster_runtime, "_LOOP_RENEW_S", 3600.0)
+        client.run(lambda: setattr(worker_state, "_LOOP_LEASE_S", 1.0))
+        try:
+            coord = tf.train.Coordinator()
+            threads = tf.train.QueueRunner(q, [enqueue]).create_threads(sess, coord=coord, start=True)
+            for t in threads:
+                t.join(timeout=15)
+            assert not any(t.is_alive() for t in threads)
+            assert sum(client.run(lambda: len(worker_state._LOOPS)).values()) == 0
+        finally:
+            client.run(lambda: setattr(worker_state, "_LOOP_LEASE_S", 15.0))
 
         sess.run(counter.initializer)
         coord = tf.train.Coordinator()
