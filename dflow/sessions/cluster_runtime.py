@@ -102,7 +102,9 @@ class ClusterRuntime:
         self._callers = threading.local()  # .loop: the calling thread's _CallerLoop
         self._caller_loops: list = []  # (thread, _CallerLoop) of every thread that ran, closed with the runtime
         self.topology_version = 0  # bumped when workers are lost: cached plans are stale
-        self._filters = [_parse_filter(f) for f in (config.device_filters or [])]
+        from dflow.placement.device_spec import DeviceSpec
+
+        self._filters = [DeviceSpec.from_string(f) for f in (config.device_filters or [])]
         self.refresh_devices()
         if self._filters:
             self._wait_for_filtered_devices(config.operation_timeout_in_ms / 1000.0
@@ -552,18 +554,11 @@ class _CallerLoop:
         self.loop.close()
 
 
-def _parse_filter(text: str):
-    from dflow.placement.device_spec import DeviceSpec
-
-    return DeviceSpec.from_string(text)
-
-
 def _matches(spec, device: str) -> bool:
     """Whether the full device name ``device`` is one the partial ``spec`` names."""
     from dflow.placement.device_spec import DeviceSpec
 
-    d = DeviceSpec.from_string(device)
-    return all(getattr(spec, f) is None or getattr(spec, f) == getattr(d, f) for f in spec.__slots__)
+    return spec.is_subset_of(DeviceSpec.from_string(device))
 
 
 def _local_workers() -> set:

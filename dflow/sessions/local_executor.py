@@ -42,6 +42,10 @@ class LocalRuntime:
             self._gpus = _local_gpus()
         return [LOCAL_CPU] + (self._gpus or [])
 
+    def run_loop(self, partitions, programs, ctx, should_stop) -> bool:
+        """In-process runs have no remote worker to loop on: the session loops (False)."""
+        return False
+
     def run(self, partitions, programs, feeds: tuple, token: str, traced: bool = False, ctx=None) -> list:
         """Runs a planned step; returns each partition's tuple of outputs."""
         if len(programs) == 1:

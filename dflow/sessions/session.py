@@ -168,12 +168,11 @@ class BaseSession:
         self._check_open()
         fetch_structure = FetchStructure(self._graph, fetches)
         plan = self._plan_for(fetch_structure.tensors, fetch_structure.targets, {})
-        run_loop = getattr(self._runtime, "run_loop", None)
-        if run_loop is not None and not fetch_structure.tensors:
+        if not fetch_structure.tensors:
             ctx = RunContext(0, self._config.operation_timeout_in_ms)
             self._active_runs.add(ctx)
             try:
-                if run_loop(plan.partitions, plan.programs, ctx, should_stop):
+                if self._runtime.run_loop(plan.partitions, plan.programs, ctx, should_stop):
                     return
             finally:
                 self._active_runs.discard(ctx)

@@ -141,17 +141,24 @@ def _blocking_pool():
 _SPECS: dict = {}  # spec key -> (graph key, spec), for direct runs
 
 
-def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload):
-
+def _keyed_program(key, graph_key, spec, expected_incarnation):
+    """The program of the partition named ``key`` (its spec is remembered when given),
+    on a worker of the expected incarnation; None when the spec is needed again."""
     if spec is None:
         known = _SPECS.get(key)
         if known is None:
-            return {"need_spec": True}
+            return None
         graph_key, spec = known
     else:
         _SPECS[key] = (graph_key, spec)
     _check_incarnation(expected_incarnation, spec[0])
-    program = _program(graph_key, spec)
+    return _program(graph_key, spec)
+
+
+def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload):
+    program = _keyed_program(key, graph_key, spec, expected_incarnation)
+    if program is None:
+        return {"need_spec": True}
     ctx, feeds, upstream = unpack(payload)
     out = program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
     return {"out": pack(out)}
@@ -244,9 +251,7 @@ _LOOP_LEASE_S = 15.0
 
 
 def _run_loop(key, graph_key, spec, expected_incarnation, loop_id):
-    _SPECS[key] = (graph_key, spec)
-    _check_incarnation(expected_incarnation, spec[0])
-    program = _program(graph_key, spec)
+    program = _keyed_program(key, graph_key, spec, expected_incarnation)  # a loop always brings its spec
     with _LOCK:
         ctx = _LOOPS[loop_id][0]
     try:
