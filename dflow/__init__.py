@@ -20,6 +20,7 @@ import warnings as _warnings
 from dflow import _api
 from dflow._api import export_value as _export
 from dflow.framework import dtypes as _dtypes
+from dflow.framework import composite as _composite
 from dflow.framework import errors as errors
 from dflow.framework import graph as _graph
 from dflow.framework import mode as _mode  # noqa: F401
@@ -73,6 +74,8 @@ _export("DType", _dtypes.DType)
 _export("as_dtype", _dtypes.as_dtype)
 _export("dtypes.as_dtype", _dtypes.as_dtype)
 _export("dtypes.DType", _dtypes.DType)
+
+_composite._register_conversions()
 
 _api.populate(_sys.modules[__name__])
 compat = _sys.modules[__name__ + ".compat"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import Graph, Operation, Tensor
 
 
@@ -66,6 +67,9 @@ class FetchStructure:
             subs = [self._build(graph, fetches[k]) for k in keys]
             cls = type(fetches)
             return lambda vals: cls(zip(keys, [s(vals) for s in subs]))
+        if isinstance(fetches, CompositeTensor):  # SparseTensor, IndexedSlices: fetched by their components
+            parts = [self._build(graph, t) for t in fetches._fetch_components()]
+            return lambda vals: fetches._value_from_components([p(vals) for p in parts])
         element = _resolve(graph, fetches)
         i = self._add(element)
         if isinstance(element, Operation):

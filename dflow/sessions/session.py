@@ -18,6 +18,7 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import Graph, Tensor, _graph_stack, _session_stack, get_default_graph
 from dflow.ops.constant_op import to_numpy
 from dflow.placement.placer import place
@@ -140,13 +141,17 @@ class BaseSession:
         """A function of the ``feed_list`` values that runs ``fetches`` (its plan built once)."""
         self._check_open()
         fetch_structure = FetchStructure(self._graph, fetches)
-        feed_tensors = [self._feed_tensor(k) for k in (feed_list or [])]
+        feed_list = list(feed_list or [])
+        feed_tensors = [t for k in feed_list for t in (k._fetch_components() if isinstance(k, CompositeTensor)
+                                                       else (self._feed_tensor(k),))]
         plan = self._plan_for(fetch_structure.tensors, fetch_structure.targets, dict.fromkeys(feed_tensors))
-        n = len(feed_tensors)
+        n = len(feed_list)
 
         def _callable(*args, **kwargs):
             if len(args) != n:
                 raise TypeError(f"Expected {n} feed values to this callable, got {len(args)}.")
+            if len(feed_tensors) != n:  # a SparseTensor in feed_list takes one value for its three parts
+                args = [v for _, v in _expand_composite_feeds(zip(feed_list, args))]
             options = kwargs.pop("options", None) if accept_options else None
             run_metadata = kwargs.pop("run_metadata", None) if accept_options else None
             if kwargs:
@@ -201,7 +206,7 @@ class BaseSession:
 
     def _convert_feeds(self, feed_dict) -> dict:
         feeds = {}
-        for key, value in feed_dict.items():
+        for key, value in _expand_composite_feeds(feed_dict):
             if type(key) is Tensor and key._op._graph is self._graph and key not in self._graph._unfeedable:
                 t = key
             else:
@@ -294,6 +299,15 @@ def _op_level_tasks() -> bool:
     import dask
 
     return dask.config.get("dflow.task-granularity", "partition") == "op"
+
+
+def _expand_composite_feeds(items):
+    """``(key, value)`` pairs with each composite key (a SparseTensor) replaced by its components' pairs."""
+    for key, value in (items.items() if isinstance(items, dict) else items):
+        if isinstance(key, CompositeTensor):
+            yield from key._feed_components(value)
+        else:
+            yield key, value
 
 
 def _convert_feed_value(t: Tensor, value):
