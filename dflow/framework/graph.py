@@ -61,11 +61,12 @@ class GraphKeys:
 class _ControlDependencies:
     """One ``control_dependencies`` block: its ops, and ops created inside it."""
 
-    __slots__ = ("control_inputs", "seen")
+    __slots__ = ("control_inputs", "seen", "memo")
 
     def __init__(self, control_inputs):
         self.control_inputs = control_inputs
         self.seen = set()
+        self.memo = {}  # facts about the block that layers above compute once (the variables it updates)
 
 
 class Graph:

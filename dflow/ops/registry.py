@@ -184,7 +184,15 @@ def apply_op(op_type: str, inputs, attrs: dict | None = None, name: str | None =
         if not isinstance(name, str):
             raise TypeError(f"name must be a string, got {name!r}")
         graph._check_op_name(name.rstrip("/") or op_type)
+    if graph._control_stack and _CONTROLLED_INPUT_HOOK:
+        inputs = _CONTROLLED_INPUT_HOOK[0](graph, op_type, inputs)
     return graph._create_op(op_type, inputs, attrs or {}, name, opdef, _infer_with_context(opdef, op_type))
+
+
+# ``variables`` installs one function here: inside a control_dependencies block,
+# ``hook(graph, op_type, inputs) -> inputs`` may replace reads of a variable
+# (TF1 ref semantics: a read sees the value when its consumer runs).
+_CONTROLLED_INPUT_HOOK: list = []
 
 
 def _infer_with_context(opdef: OpDef, op_type: str):

@@ -87,7 +87,8 @@ class VariableScope:
                   initializer=initializer if initializer is not None else self._initializer,
                   regularizer=regularizer if regularizer is not None else self._regularizer,
                   reuse=reuse, trainable=trainable, collections=collections, validate_shape=validate_shape,
-                  constraint=constraint if constraint is not None else self._constraint)
+                  constraint=constraint if constraint is not None else self._constraint,
+                  use_resource=use_resource if use_resource is not None else self._use_resource)
         # Variable names depend on the variable scope only, not on the current name scope.
         with name_scope(None):
             if custom is not None:
@@ -103,7 +104,8 @@ class _VariableStore:
         self.scope_counts: dict = {}
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
-                     reuse=None, trainable=None, collections=None, validate_shape=True, constraint=None, **_):
+                     reuse=None, trainable=None, collections=None, validate_shape=True, constraint=None,
+                     use_resource=None, **_):
         from dflow.framework.graph import Tensor
         from dflow.ops.variables import Variable
 
@@ -144,7 +146,8 @@ class _VariableStore:
         with control_dependencies(None):
             v = Variable(initial_value=initial_value, trainable=True if trainable is None else trainable,
                          collections=collections, validate_shape=validate_shape, name=name,
-                         dtype=dtype if not isinstance(initial_value, Tensor) else None, constraint=constraint)
+                         dtype=dtype if not isinstance(initial_value, Tensor) else None, constraint=constraint,
+                         use_resource=use_resource)
         self.vars[name] = v
         if regularizer is not None:
             with name_scope(f"{name}/Regularizer/"):
@@ -259,7 +262,8 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                 caching_device=caching_device or base.caching_device, partitioner=partitioner or base.partitioner,
                 custom_getter=custom_getter or base.custom_getter,
                 name_scope=ns if isinstance(ns, str) and ns.endswith("/") else f"{ns}/",
-                dtype=dtype if dtype is not None else base.dtype, use_resource=use_resource,
+                dtype=dtype if dtype is not None else base.dtype,
+                use_resource=use_resource if use_resource is not None else base.use_resource,
                 constraint=constraint if constraint is not None else base.constraint)
             stack.append(scope)
             try:

@@ -32,6 +32,7 @@ from dflow.framework.graph import (
     name_scope,
 )
 from dflow.framework.tensor_shape import TensorShape, as_shape
+from dflow.ops import registry as _registry
 from dflow.ops.constant_op import convert_to_tensor, register_tensor_conversion_function
 from dflow.ops.registry import apply_op, gradient, not_differentiable, register
 
@@ -204,6 +205,87 @@ register("_VariableInitializedValue", infer=lambda op: [(op._inputs[0].dtype, op
 not_differentiable("_VariableInitializedValue")
 
 
+# -- reads ordered by control dependencies ------------------------------------------
+# TF1's ``v/read`` aliases the buffer that AssignAdd updates in place, so a ref
+# variable is read when the op consuming it runs. dflow's reads are snapshots
+# taken when ``v/read`` runs; so an op created inside a ``control_dependencies``
+# block whose controls (or their inputs) update a variable it reads gets a fresh
+# ``_ReadVariable`` in place of that input, made in the block and so run after
+# the updates. The rewrite is in the graph, so every runtime (partitions, direct
+# cluster runs, queue-runner loops) orders the read the same way. A resource
+# variable's snapshot keeps its value, as in TF1; ``value()`` and conversions of
+# it inside such a block are fresh reads (TF1 makes a ReadVariableOp there).
+
+_READ_TYPES = frozenset({"_ReadVariable", "_VariableInitializedValue"})
+
+
+def _resource_variables(graph) -> set:
+    return graph._attachments.setdefault("resource_variables", set())
+
+
+def _ref_read_source(t: Tensor) -> Operation | None:
+    """The ref VariableV2 op whose current value ``t`` stands for (``v:0``, or ``v/read``), else None."""
+    op = t._op
+    if op.type == "Identity" and op._inputs:
+        op = op._inputs[0]._op
+    if op.type != "VariableV2" or op in _resource_variables(op._graph):
+        return None
+    return op
+
+
+def _variables_updated_by(ops) -> frozenset:
+    """The variable ops that an update among ``ops`` or their ancestors writes."""
+    found, seen, stack = set(), set(), list(ops)
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        var = op._attrs.get("var")
+        if var is not None and op.type not in _READ_TYPES:
+            found.add(var)
+            found.update(op._attrs.get("slots", ()))
+        stack.extend(t._op for t in op._inputs)
+        stack.extend(op._control_inputs)
+    return frozenset(found)
+
+
+def _updated_under_controls(graph) -> set:
+    out = set()
+    for block in graph._control_stack:
+        got = block.memo.get("updated_variables")
+        if got is None:
+            got = block.memo["updated_variables"] = _variables_updated_by(block.control_inputs)
+        out |= got
+    return out
+
+
+def _fresh_read(var_op: Operation) -> Tensor:
+    with name_scope("Read"):
+        return _update_op("_ReadVariable", var_op, [var_op.outputs[0]], {}, "read")
+
+
+def _reads_after_controls(graph, op_type: str, inputs: list) -> list:
+    """``inputs`` with each read of a ref variable that the block's controls update made fresh."""
+    if op_type in _READ_TYPES:
+        return inputs
+    out, updated = None, None
+    for i, t in enumerate(inputs):
+        var_op = _ref_read_source(t)
+        if var_op is None:
+            continue
+        if updated is None:
+            updated = _updated_under_controls(graph)
+        if var_op in updated:
+            if out is None:
+                out = list(inputs)
+            out[i] = _fresh_read(var_op)
+    return inputs if out is None else out
+
+
+_registry._CONTROLLED_INPUT_HOOK[:] = [_reads_after_controls]
+
+
 # -- the Variable class --------------------------------------------------------------
 
 
@@ -233,7 +315,8 @@ class Variable:
             trainable = True
         from_fn = callable(initial_value)
         graph = get_default_graph()
-        with name_scope(name, "Variable", [] if from_fn else [initial_value]) as scope:
+        # TF1 builds a variable in an init_scope: no control dependencies of the caller's.
+        with control_dependencies(None), name_scope(name, "Variable", [] if from_fn else [initial_value]) as scope:
             if from_fn:
                 with name_scope("Initializer"):
                     initial_value = initial_value()
@@ -253,6 +336,8 @@ class Variable:
                                               {"validate_shape": validate_shape}, "Assign").op
             with colocate_with(var_op):
                 self._snapshot = apply_op("Identity", [self._variable], name="read").outputs[0]
+        if use_resource:
+            _resource_variables(graph).add(var_op)
         self._trainable = trainable
         self._constraint = constraint
         self._save_slice_info = None
@@ -334,6 +419,13 @@ class Variable:
         return self._variable
 
     def value(self) -> Tensor:
+        return self._value_here()
+
+    def _value_here(self) -> Tensor:
+        """The snapshot, or for a resource variable inside a block whose controls update it, a fresh read."""
+        graph = self._variable._op._graph
+        if graph._control_stack and self.op in _resource_variables(graph) and self.op in _updated_under_controls(graph):
+            return _fresh_read(self.op)
         return self._snapshot
 
     def read_value(self) -> Tensor:
@@ -410,7 +502,7 @@ Variable.__array_priority__ = 100
 
 
 def _variable_to_tensor(v, dtype=None, name=None, as_ref=False):
-    t = v._variable if as_ref else v._snapshot
+    t = v._variable if as_ref else v._value_here()
     if dtype is not None and dtypes.as_dtype(dtype) is not t.dtype:
         raise ValueError(f"Incompatible type conversion requested to type '{dtypes.as_dtype(dtype).name}' for "
                          f"variable of type '{t.dtype.name}'")

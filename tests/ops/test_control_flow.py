@@ -290,15 +290,16 @@ def test_variable_reads_inside_a_loop(sess):
         with tf.control_dependencies([k.assign_add(1.0)]):
             return i + 1, acc + k.read_value()
 
-    def snapshot(i, acc):  # k (its snapshot k/read) is read once, when the loop starts
+    def ordered(i, acc):  # k itself, read inside the block: after each iteration's update, as TF1
         with tf.control_dependencies([k.assign_add(1.0)]):
             return i + 1, acc + k
 
     r1 = tf.while_loop(lambda i, a: i < 3, fresh, [0, 0.0])
-    r2 = tf.while_loop(lambda i, a: i < 3, snapshot, [0, 0.0])
+    r2 = tf.while_loop(lambda i, a: i < 3, ordered, [0, 0.0])
     sess.run(k.initializer)
+    # TF 2.15 compat.v1 (control flow v1, resource variables): 36.0, 45.0, 16.0
     assert sess.run(r1)[1] == 11.0 + 12.0 + 13.0
-    assert sess.run(r2)[1] == 3 * 13.0
+    assert sess.run(r2)[1] == 14.0 + 15.0 + 16.0
     assert sess.run(k) == 16.0
 
 
