@@ -38,6 +38,8 @@ class ClusterDef:
     """
 
     job: list = field(default_factory=list)
+    # dflow's addition: the Dask scheduler's address, carried from a ClusterSpec (not a TF1 field).
+    scheduler: str | None = field(default=None, repr=False, compare=False)
 
 
 @tf_export("train.ClusterSpec")
@@ -48,6 +50,11 @@ class ClusterSpec:
     dict from task index to address (a sparse job), or from a ``ClusterDef``
     or another ``ClusterSpec``.
 
+    dflow's one addition: ``scheduler``, the address of the Dask scheduler
+    the tasks are workers of (``dflow.LocalCluster.cluster_spec`` sets it).
+    It is not a TF1 job, so ``jobs``, ``as_dict()`` and equality ignore it;
+    ``tf.train.Server`` joins it. A ``ClusterSpec`` built from another keeps it.
+
     >>> cluster = ClusterSpec({"ps": ["ps0:2222"], "worker": {1: "w1:2222"}})
     >>> cluster.task_address("worker", 1), cluster.num_tasks("worker"), cluster.job_tasks("worker")
     ('w1:2222', 1, [None, 'w1:2222'])
@@ -55,7 +62,10 @@ class ClusterSpec:
 
     __hash__ = None  # mutable-looking and compared by value, as in TF1
 
-    def __init__(self, cluster):
+    def __init__(self, cluster, *, scheduler: str | None = None):
+        if scheduler is None and isinstance(cluster, (ClusterSpec, ClusterDef)):
+            scheduler = cluster.scheduler
+        self.scheduler = scheduler
         if isinstance(cluster, dict):
             self._cluster_spec = {}
             for job_name, tasks in cluster.items():
@@ -85,7 +95,7 @@ class ClusterSpec:
                 if not isinstance(address, (str, bytes)):
                     raise TypeError(f"Task address {address!r} must be bytes or unicode")
             jobs.append(JobDef(_as_str(job_name), {i: _as_str(a) for i, a in sorted(tasks.items())}))
-        return ClusterDef(jobs)
+        return ClusterDef(jobs, scheduler=self.scheduler)
 
     def __bool__(self):
         return bool(self._cluster_spec)

@@ -14,9 +14,12 @@ joins the two. It is a pure function of plain data:
    for ``/job:ps/task:0`` and ``/job:worker/task:i`` runs unchanged:
 
    * the logical tasks are those of ``cluster`` (a ``ClusterSpec`` or a dict
-     job -> number of tasks) or, by default, ``ps: 1`` and ``worker: n - 1``
-     tasks for ``n`` unnamed workers (``worker: 1`` when ``n == 1``), or none
-     at all when some worker is named (a named cluster says what it serves);
+     job -> number of tasks) or, by default, the ``ps`` tasks up to the
+     highest one a worker is named for (at least ``ps:0``), then ``worker``
+     tasks from ``worker:0`` on: as many as it takes for every unnamed worker
+     to serve one task that no named worker serves (and ``worker:0`` at least).
+     With ``n`` plain workers that is ``ps: 1`` and ``worker: n - 1``; beside a
+     worker named ``/job:ps/task:0``, one plain worker serves ``worker:0``;
    * they are ordered with the ``ps`` tasks first, then the other jobs by
      name, each job by task index (a ``scheduler`` job is no task: skipped);
    * the unnamed workers are sorted by name, then address (numbers inside
@@ -24,6 +27,9 @@ joins the two. It is a pure function of plain data:
    * the ``k``-th logical task without a named worker goes to unnamed worker
      ``k mod n``. With three plain workers that is ``ps:0`` on the first,
      ``worker:0`` and ``worker:1`` on the next two; with one, both tasks share it.
+
+The mapping depends on the cluster alone, never on a graph, so every session
+on one cluster agrees where ``/job:ps/task:0`` (and the state it holds) lives.
 
 A task with no worker has no devices: placing an op there is the placer's
 clear error, never a task that waits forever in Dask's ``no-worker`` state.
@@ -160,9 +166,9 @@ def map_devices(worker_infos, cluster=None) -> dict:
 
     if unnamed:
         if cluster is None:
-            n = len(unnamed)
-            cluster = {} if served else {"ps": 1, "worker": max(n - 1, 1)}
-        free = [t for t in logical_task_order(cluster) if t not in served]
+            free = _default_free_tasks(served, len(unnamed))
+        else:
+            free = [t for t in logical_task_order(cluster) if t not in served]
         for k, task in enumerate(free):
             served[task] = unnamed[k % len(unnamed)]
 
@@ -173,6 +179,37 @@ def map_devices(worker_infos, cluster=None) -> dict:
         entry["devices"].append(f"{prefix}/device:CPU:0")
         entry["devices"].extend(f"{prefix}/device:GPU:{i}" for i in range(entry["gpus"]))
     return mapping
+
+
+def _default_free_tasks(served, n_unnamed: int) -> list[tuple[str, int]]:
+    """The default logical tasks that ``n_unnamed`` plain workers serve beside the named ones.
+
+    >>> _default_free_tasks({("ps", 0): "a"}, 1), _default_free_tasks({}, 3)
+    ([('worker', 0)], [('ps', 0), ('worker', 0), ('worker', 1)])
+    """
+    ps_tasks = 1 + max((t for j, t in served if j == "ps"), default=0)
+    free = [("ps", t) for t in range(ps_tasks) if ("ps", t) not in served]
+    index = 0
+    while index == 0 or len(free) < n_unnamed:
+        if ("worker", index) not in served:
+            free.append(("worker", index))
+        index += 1
+    return free
+
+
+def describe_mapping(mapping: dict) -> str:
+    """One line per worker: its address, its Dask name and the TF1 tasks it serves.
+
+    >>> print(describe_mapping(map_devices([("tcp://h:1", "/job:ps/task:0", {}), ("tcp://h:2", None, {})])))
+    tcp://h:2 (unnamed): /job:worker/replica:0/task:0
+    tcp://h:1 (named '/job:ps/task:0'): /job:ps/replica:0/task:0
+    """
+    lines = []
+    for address, entry in mapping.items():
+        name = entry["name"]
+        named = f"named {name!r}" if parse_task_name(name) is not None else "unnamed"
+        lines.append(f"{address} ({named}): {', '.join(entry['tasks']) or 'no task'}")
+    return "\n".join(lines)
 
 
 def full_device_names(mapping: dict) -> list[str]:

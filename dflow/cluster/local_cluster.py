@@ -20,7 +20,7 @@ import shutil
 import subprocess
 
 from dflow._api import tf_export
-from dflow.cluster.cluster_spec import SCHEDULER_JOB, ClusterSpec, strip_protocol
+from dflow.cluster.cluster_spec import ClusterSpec, strip_protocol
 from dflow.cluster.device_map import worker_name
 
 SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": float("inf")}
@@ -176,16 +176,18 @@ class LocalCluster:
     def cluster_spec(self) -> ClusterSpec:
         """The tasks as a ``tf.train.ClusterSpec`` of ``host:port`` addresses.
 
-        It lists the ``ps`` and ``worker`` jobs and, as a ``scheduler`` job, the
-        scheduler, so ``tf.train.Server(cluster.cluster_spec, job_name="worker",
-        task_index=2)`` joins this cluster as one more task.
+        It lists the TF1 jobs only, ``ps`` and ``worker``, as TF1 users compare
+        them (``jobs``, ``as_dict()``, ``num_tasks``); the Dask scheduler is no
+        TF job and rides along as ``spec.scheduler``, so
+        ``tf.train.Server(cluster.cluster_spec, job_name="worker", task_index=2)``
+        joins this cluster as one more task.
         """
         addresses = self.worker_addresses
-        spec: dict = {SCHEDULER_JOB: [strip_protocol(self.scheduler_address)]}
+        spec: dict = {}
         for job, count in (("ps", self.ps), ("worker", self.workers)):
             if count:
                 spec[job] = [strip_protocol(addresses[worker_name(job, i)]) for i in range(count)]
-        return ClusterSpec(spec)
+        return ClusterSpec(spec, scheduler=self.scheduler_address)
 
     def client(self, **kwargs):
         """A new ``distributed.Client`` connected to this cluster."""

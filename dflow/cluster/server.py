@@ -95,11 +95,16 @@ def make_server_def(server_or_cluster_def, job_name=None, task_index=None, proto
 
 
 def find_scheduler(cluster: ClusterSpec, protocol: str = "tcp") -> str:
-    """The Dask scheduler of ``cluster``: its ``scheduler`` job, else ``$DFLOW_SCHEDULER``.
+    """The Dask scheduler of ``cluster``: its ``scheduler`` address, else a ``scheduler`` job,
+    else ``$DFLOW_SCHEDULER``.
 
     >>> find_scheduler(ClusterSpec({"scheduler": ["10.0.0.1:8786"]}))
     'tcp://10.0.0.1:8786'
+    >>> find_scheduler(ClusterSpec({"ps": ["h:1"]}, scheduler="tcp://10.0.0.1:8786"))
+    'tcp://10.0.0.1:8786'
     """
+    if getattr(cluster, "scheduler", None):
+        return normalize_address(cluster.scheduler, protocol)
     if SCHEDULER_JOB in cluster.jobs and cluster.task_indices(SCHEDULER_JOB):
         return normalize_address(cluster.task_address(SCHEDULER_JOB, cluster.task_indices(SCHEDULER_JOB)[0]),
                                  protocol)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import logging
 import pickle
 import threading
 import time
@@ -88,6 +89,20 @@ class RemotePartition:
                               for j in range(len(partition.upstream)))
 
 
+_logger = logging.getLogger("dflow.cluster")
+_logged_mappings: dict = {}  # scheduler address -> the mapping last logged for it
+
+
+def _log_mapping_once(address: str, mapping: dict) -> None:
+    """Logs which worker serves which task, once per cluster and process (again when it changes)."""
+    from dflow.cluster.device_map import describe_mapping
+
+    text = describe_mapping(mapping)
+    if _logged_mappings.get(address) != text:
+        _logged_mappings[address] = text
+        _logger.info("TF1 tasks of the Dask cluster at %s:\n%s", address, text)
+
+
 class ClusterRuntime:
     """The devices of a Dask cluster, and how to run a plan's partitions on them."""
 
@@ -120,6 +135,7 @@ class ClusterRuntime:
                                                       f"no workers.")
         infos = [(addr, w.get("name"), w.get("resources") or {}) for addr, w in workers.items()]
         self._mapping = map_devices(infos)
+        _log_mapping_once(self.client.scheduler.address, self._mapping)
         self._devices = [d for d in full_device_names(self._mapping)
                          if not self._filters or any(_matches(f, d) for f in self._filters)]
         # Devices seen once stay placeable: while a lost worker restarts, runs that
@@ -145,6 +161,12 @@ class ClusterRuntime:
 
     def devices(self, want_gpu: bool = False) -> list:
         return list(self._known_devices)
+
+    def describe_devices(self) -> str:
+        """Which Dask worker (address, name) serves which TF1 task: for logs and placement errors."""
+        from dflow.cluster.device_map import describe_mapping
+
+        return f"Dask cluster at {self.client.scheduler.address}:\n{describe_mapping(self._mapping)}"
 
     @property
     def default_device(self) -> str:

@@ -42,6 +42,9 @@ class LocalRuntime:
             self._gpus = _local_gpus()
         return [LOCAL_CPU] + (self._gpus or [])
 
+    def describe_devices(self) -> str:
+        return "\n".join(self.devices(True))
+
     def run_loop(self, partitions, programs, ctx, should_stop) -> bool:
         """In-process runs have no remote worker to loop on: the session loops (False)."""
         return False

@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import dtypes
+from dflow.framework import dtypes, errors
 from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import Graph, Tensor, _graph_stack, _session_stack, get_default_graph
 from dflow.ops.constant_op import to_numpy
@@ -67,6 +67,8 @@ class BaseSession:
             self._runtime = ClusterRuntime(target, self._config)
         else:
             self._runtime = LocalRuntime(self._config.inter_op_parallelism_threads)
+        if self._config.log_device_placement:  # as TF1's session creation, the devices first
+            print(f"Device mapping:\n{self._runtime.describe_devices()}", file=sys.stderr)
         self._plans: dict = {}
         self._closed = False
         self._id = secrets.token_hex(3)
@@ -237,8 +239,15 @@ class BaseSession:
         ops = planning.prune_to_fetches(fetch_tensors, targets, fed_set)
         planning.check_feeds_cover_placeholders(ops)
         want_gpu = any("GPU" in op._device.upper() for op in ops)
-        placement = place(ops, self._runtime.devices(want_gpu), self._runtime.default_device,
-                          self._config.allow_soft_placement)
+        try:
+            placement = place(ops, self._runtime.devices(want_gpu), self._runtime.default_device,
+                              self._config.allow_soft_placement)
+        except errors.InvalidArgumentError as e:
+            if not self._target:
+                raise
+            raise errors.InvalidArgumentError(
+                e.node_def, e.op, f"{e.message}\nThe graph names the tasks {', '.join(_tasks_named(ops))}; "
+                                  f"the workers of the {self._runtime.describe_devices()}") from None
         if self._config.log_device_placement:
             for op in ops:
                 print(f"{op.name}: ({op.type}): {placement[op]}", file=sys.stderr)
@@ -299,6 +308,19 @@ def _op_level_tasks() -> bool:
     import dask
 
     return dask.config.get("dflow.task-granularity", "partition") == "op"
+
+
+def _tasks_named(ops) -> list:
+    """The ``/job:J/task:T`` prefixes that the ops' requested devices name, ps first."""
+    from dflow.placement.device_spec import DeviceSpec
+
+    tasks = set()
+    for op in ops:
+        if op._device:
+            spec = DeviceSpec.from_string(op._device)
+            if spec.job is not None:
+                tasks.add((spec.job != "ps", spec.job, spec.task if spec.task is not None else -1))
+    return [f"/job:{job}" + (f"/task:{task}" if task >= 0 else "") for _, job, task in sorted(tasks)] or ["none"]
 
 
 def _expand_composite_feeds(items):

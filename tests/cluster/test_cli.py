@@ -13,6 +13,8 @@ import pytest
 
 from dflow.cli import main
 
+from .conftest import dask_cli_cluster
+
 DFLOW = [sys.executable, "-m", "dflow.cli"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -144,29 +146,7 @@ def test_a_plain_dask_scheduler_and_unnamed_dask_workers(tmp_path):
 
     import dflow as tf
 
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    scheduler_file = str(tmp_path / "scheduler.json")
-    procs = []
-    try:
-        procs.append(subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                       "--no-dashboard", "--scheduler-file", scheduler_file],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT))
-        deadline = time.monotonic() + 60
-        while not os.path.exists(scheduler_file):
-            assert time.monotonic() < deadline, "dask scheduler did not start"
-            time.sleep(0.1)
-        for _ in range(2):
-            procs.append(subprocess.Popen([sys.executable, "-m", "dask", "worker", "--scheduler-file", scheduler_file,
-                                           "--nthreads", "1", "--no-dashboard"],
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT))
-        import json
-
-        target = json.load(open(scheduler_file))["address"]
-        from distributed import Client
-
-        with Client(target, timeout=30) as client:
-            client.wait_for_workers(2, timeout=60)
-
+    with dask_cli_cluster(tmp_path, [None, None]) as target:
         with tf.device(tf.train.replica_device_setter(ps_tasks=1, worker_device="/job:worker/task:0")):
             w = tf.Variable([1.0, -1.0], name="plain_w")
             loss = tf.reduce_sum(tf.square(w))
@@ -181,11 +161,4 @@ def test_a_plain_dask_scheduler_and_unnamed_dask_workers(tmp_path):
         with tf.Session(target) as other:
             np.testing.assert_allclose(other.run(w), [0.5, -0.5])
             assert other.run(q.dequeue()) == 7.0
-    finally:
-        for p in procs[::-1]:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
+

@@ -4,6 +4,7 @@ import pytest
 
 from dflow.cluster.cluster_spec import ClusterSpec
 from dflow.cluster.device_map import (
+    describe_mapping,
     full_device_names,
     logical_task_order,
     map_devices,
@@ -88,9 +89,11 @@ def test_mixed_cluster_unnamed_workers_take_only_the_tasks_nobody_is_named_for()
         (A[3], "extra-a", {"GPU": 1}),
         (A[4], "extra-c", {}),
     ]
-    # No spec: the named tasks are the cluster; plain workers serve nothing.
+    # No spec: plain workers take the next worker tasks nobody is named for, in name order.
     assert tasks_of(map_devices(infos)) == {
-        A[0]: ["/job:ps/replica:0/task:0"], A[1]: ["/job:worker/replica:0/task:0"], A[2]: [], A[3]: [], A[4]: []}
+        A[0]: ["/job:ps/replica:0/task:0"], A[1]: ["/job:worker/replica:0/task:0"],
+        A[3]: ["/job:worker/replica:0/task:1"], A[2]: ["/job:worker/replica:0/task:2"],
+        A[4]: ["/job:worker/replica:0/task:3"]}
     m = map_devices(infos, {"ps": 1, "worker": 4})
     assert tasks_of(m) == {
         A[0]: ["/job:ps/replica:0/task:0"],
@@ -127,3 +130,18 @@ def test_helpers():
         ("ps", 0), ("evaluator", 0), ("worker", 1), ("worker", 3)]
     assert resources_for_device("/job:worker/task:0/device:GPU:1") == {"GPU": 1}
     assert resources_for_device("/job:worker/task:0/device:CPU:0") == {}
+
+
+def test_plain_workers_fill_the_tasks_named_workers_leave():
+    # dask worker --name /job:ps/task:0 beside one plain dask worker: the plain one is worker:0.
+    assert tasks_of(map_devices([(A[0], "/job:ps/task:0", {}), (A[1], A[1], {})])) == {
+        A[0]: ["/job:ps/replica:0/task:0"], A[1]: ["/job:worker/replica:0/task:0"]}
+    # ... and beside a named worker:0, it is the ps.
+    assert tasks_of(map_devices([(A[0], "/job:worker/task:0", {}), (A[1], A[1], {})])) == {
+        A[0]: ["/job:worker/replica:0/task:0"], A[1]: ["/job:ps/replica:0/task:0"]}
+    # Gaps are filled first: named ps:1 and worker:1 leave ps:0 and worker:0.
+    m = map_devices([(A[0], "/job:ps/task:1", {}), (A[1], "/job:worker/task:1", {}), (A[2], None, {}),
+                     (A[3], None, {})])
+    assert tasks_of(m) == {A[0]: ["/job:ps/replica:0/task:1"], A[1]: ["/job:worker/replica:0/task:1"],
+                           A[2]: ["/job:ps/replica:0/task:0"], A[3]: ["/job:worker/replica:0/task:0"]}
+    assert f"{A[2]} (unnamed): /job:ps/replica:0/task:0" in describe_mapping(m).splitlines()

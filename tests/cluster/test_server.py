@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+import dflow as tf
 from dflow.cluster import Server
 from dflow.cluster.device_map import full_device_names, map_devices
 from dflow.framework import errors
@@ -21,9 +22,15 @@ def test_no_scheduler_is_a_value_error_that_says_where_to_put_one(monkeypatch):
 
 @pytest.mark.cluster
 def test_server_joins_a_running_cluster_as_a_named_task(local_cluster, cluster_client, monkeypatch):
-    # Through the cluster spec's scheduler job, listening on the port the spec gives (0: any).
-    spec = local_cluster.cluster_spec.as_dict()
+    # The LocalCluster's spec lists TF1's jobs only; the scheduler rides along outside them.
+    cluster_spec = local_cluster.cluster_spec
+    assert cluster_spec.jobs == ["ps", "worker"] and cluster_spec.num_tasks("worker") == 2
+    assert set(cluster_spec.as_dict()) == {"ps", "worker"} and cluster_spec.scheduler == local_cluster.target
+    assert tf.train.ClusterSpec(cluster_spec).scheduler == local_cluster.target
+    # Through a scheduler job in a user's spec, listening on the port the spec gives (0: any).
+    spec = cluster_spec.as_dict()
     spec["worker"].append("127.0.0.1:0")
+    spec["scheduler"] = [local_cluster.target[len("tcp://"):]]
     threads_before = process_tuning.compute_threads()
     with Server(spec, job_name="worker", task_index=2, gpus=1, nthreads=2) as server:
         # three worker tasks on this host: the server's process takes a third of the cores for BLAS
@@ -64,6 +71,7 @@ def test_a_session_on_a_server_runs_its_own_task_in_process(local_cluster, monke
 
     spec = local_cluster.cluster_spec.as_dict()
     spec["worker"] = spec["worker"] + ["127.0.0.1:0"] * 2
+    spec = tf.train.ClusterSpec(spec, scheduler=local_cluster.target)
     ran_here = []
     run_here = worker_state.run_here
     monkeypatch.setattr(worker_state, "run_here", lambda *a: ran_here.append(a[0].device) or run_here(*a))
