@@ -234,7 +234,8 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
         if isinstance(name_or_scope, VariableScope):
             base = name_or_scope
             full_name = base.name
-            ns_name = base.original_name_scope
+            # TF1 opens a new name scope after the scope's last component: "scale" again is "scale_1/".
+            ns_name = base.name.split("/")[-1]
         else:
             if name_or_scope is None:
                 counts = _store().scope_counts
@@ -248,7 +249,9 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                 _store().scope_counts[prefix] = _store().scope_counts.get(prefix, 0) + 1
             base = parent
             full_name = f"{parent.name}/{short}" if parent.name else short
-            ns_name = short
+            # With a default name, TF1 uniquifies the name scope by itself: the variable scope
+            # "scale_1" may sit in name scope "scale_2/" when other "scale" name scopes exist.
+            ns_name = short if name_or_scope is not None else default_name
         new_reuse = reuse if reuse is not None else (base.reuse if isinstance(name_or_scope, VariableScope)
                                                      else parent.reuse)
         if parent.reuse is True and new_reuse is not AUTO_REUSE:
