@@ -37,6 +37,8 @@ from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import nn_reshape_ops as _nn_reshape_ops  # noqa: F401
 from dflow.ops import nn_norm_extra as _nn_norm_extra  # noqa: F401
+from dflow.ops import nn_losses_extra as _nn_losses_extra  # noqa: F401
+from dflow.ops import nn_misc_ops as _nn_misc_ops  # noqa: F401
 from dflow.ops import operators as _operators  # noqa: F401
 from dflow.ops import random_ops as _random_ops  # noqa: F401
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
