@@ -42,6 +42,7 @@ from dflow.ops import nn_misc_ops as _nn_misc_ops  # noqa: F401
 from dflow.ops import ctc_ops as _ctc_ops  # noqa: F401
 from dflow.ops import ctc_decoders as _ctc_decoders  # noqa: F401
 from dflow.ops import nn_morphology as _nn_morphology  # noqa: F401
+from dflow.ops import fractional_pool_ops as _fractional_pool_ops  # noqa: F401
 from dflow.ops import operators as _operators  # noqa: F401
 from dflow.ops import random_ops as _random_ops  # noqa: F401
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
