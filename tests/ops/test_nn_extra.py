@@ -292,3 +292,21 @@ def test_block_rearrangement_errors_at_run_time(build, value, match):
     t = build(p)
     with pytest.raises(tf.errors.InvalidArgumentError, match=match):
         run(t, {p: value})
+
+
+# -- checks of older tf.nn names against TF 2.15 ---------------------------------------------------
+
+
+def test_bias_add_takes_tf1_layout_spellings():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 2, 2) / 10
+    got = run(tf.nn.bias_add(x, np.array([1.0, -1.0], np.float32), data_format="NWHC"))  # TF: N...C is NHWC
+    np.testing.assert_allclose(got.ravel()[:4], [1.0, -0.9, 1.2, -0.7], rtol=1e-6)
+    got = run(tf.nn.bias_add(np.ones((1, 3, 2, 2, 2), np.float32), [1.0, -1.0, 0.5], data_format="NCDHW"))
+    np.testing.assert_allclose(got[0, :, 0, 0, 0], [2.0, 0.0, 1.5])
+    with pytest.raises(ValueError, match="`data_format` must be of the form `N...C` or `NC...`"):
+        tf.nn.bias_add(x, [1.0, 2.0], data_format="HWCN")
+
+
+def test_in_top_k_converts_float_values_as_tf():
+    predictions = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])  # float64 values become the op's float32
+    np.testing.assert_array_equal(run(tf.nn.in_top_k(predictions, [0, 2], 1)), [False, True])
