@@ -412,88 +412,84 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
 
     The result of ``op`` is converted back with ``batch_to_space``, so an op
     that only supports unit rates (a convolution or pool) runs at
-    ``dilation_rate``. Known ``dilation_rate`` and ``filter_shape`` are needed
-    (dflow computes the paddings at graph time).
+    ``dilation_rate``. dflow needs ``dilation_rate`` (and, for SAME padding,
+    ``filter_shape``) known at graph time.
     """
     from dflow.ops.registry import constant_value
 
     x = as_tensor(input, "input")
-    rate = np.asarray(constant_value(dilation_rate) if isinstance(dilation_rate, Tensor) else dilation_rate)
-    if rate is None or rate.ndim != 1:
-        raise ValueError("rate must be rank 1")
+    rate = constant_value(dilation_rate) if isinstance(dilation_rate, Tensor) else np.asarray(dilation_rate)
+    if rate is None:
+        raise NotImplementedError("nn.with_space_to_batch: a dilation_rate known only at run time")
+    rate = np.asarray(rate, np.int64)
+    if rate.ndim != 1:
+        raise ValueError(f"`dilation_rate.shape.rank` must be 1. Received: dilation_rate={rate.tolist()} of rank "
+                         f"{rate.ndim}")
     num_spatial_dims = rate.shape[0]
-    if (rate < 1).any():
-        raise ValueError("dilation_rate must be positive")
-    if padding not in ("SAME", "VALID"):
-        raise ValueError(f"Invalid padding method {padding!r}")
+    channels_first = data_format is not None and data_format.startswith("NC")
+    start = 2 if channels_first else 1
     if spatial_dims is None:
-        start = 2 if data_format is not None and data_format.startswith("NC") else 1
-        spatial_dims = list(range(start, num_spatial_dims + start))
-    spatial_dims = [int(d) for d in spatial_dims]
-    if sorted(set(spatial_dims)) != spatial_dims or len(spatial_dims) != num_spatial_dims:
-        raise ValueError("spatial_dims must be a montonically increasing sequence of positive integers")
-    if spatial_dims[0] < 1:
-        raise ValueError("spatial_dims must be a montonically increasing sequence of positive integers")
-    if x.shape.ndims is not None and x.shape.ndims < spatial_dims[-1] + 1:
-        raise ValueError(f"input tensor must have rank at least {spatial_dims[-1] + 1}, but saw rank "
-                         f"{x.shape.ndims}")
+        spatial_dims = range(start, num_spatial_dims + start)
+    orig_spatial_dims = [int(d) for d in spatial_dims]
+    spatial_dims = sorted(set(orig_spatial_dims))
+    if spatial_dims != orig_spatial_dims or any(d < 1 for d in spatial_dims):
+        raise ValueError(f"`spatial_dims` must be a monotonically increasing sequence of positive integers. "
+                         f"Received: spatial_dims={orig_spatial_dims}")
+    expected_rank = spatial_dims[-1] if channels_first else spatial_dims[-1] + 1
+    if x.shape.ndims is not None and x.shape.ndims < expected_rank:
+        shown = "(" + ", ".join(str(d) for d in x.shape.as_list()) + ")"
+        raise ValueError(f"`input.shape.rank` must be at least {expected_rank}. Received: input.shape={shown} with "
+                         f"rank {x.shape.ndims}")
+    if (rate < 1).any():
+        raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate.tolist()}")
     if (rate == 1).all():
         return op(x, num_spatial_dims, padding)
     if padding == "SAME":
         if filter_shape is None:
-            raise ValueError("filter_shape must be specified for SAME padding")
+            raise ValueError("`filter_shape` must be specified for `padding='SAME'`. Received: filter_shape=None "
+                             "and padding=SAME")
         fs = constant_value(filter_shape) if isinstance(filter_shape, Tensor) else filter_shape
         if fs is None:
             raise NotImplementedError("nn.with_space_to_batch: a filter_shape known only at run time")
-        fs = np.asarray(fs, np.int64)
-        pad_extra = (fs - 1) * rate
+        pad_extra = (np.asarray(fs, np.int64)[:num_spatial_dims] - 1) * rate
         base = np.stack([pad_extra // 2, pad_extra - pad_extra // 2], axis=1)
-    else:
+    elif padding == "VALID":
         base = np.zeros([num_spatial_dims, 2], np.int64)
+    else:
+        raise ValueError(f"Invalid padding method {padding!r}")
     dims = x.shape.as_list() if x.shape.ndims is not None else None
-    spatial = [None if dims is None else dims[d] for d in spatial_dims]
-    if None in spatial:
-        from dflow.ops import shape_ops
+    spatial = None if dims is None else [dims[d] for d in spatial_dims]
+    if spatial is None or None in spatial:
+        from dflow.ops import array_ops, math_ops, shape_ops
 
         full_shape = shape_ops.shape(x)
-        spatial_shape = _gather_dims(full_shape, spatial_dims)
+        spatial_shape = array_ops.stack([full_shape[d] for d in spatial_dims])
+        paddings, crops = required_space_to_batch_paddings(spatial_shape, rate.astype(np.int32),
+                                                           base.astype(np.int32))
+        paddings, crops = (math_ops.cast(t, np.int64) for t in (paddings, crops))
+        paddings, crops = (_fill_gaps(t, spatial_dims) for t in (paddings, crops))
     else:
-        spatial_shape = np.asarray(spatial, np.int64)
-    paddings, crops = required_space_to_batch_paddings(spatial_shape, rate.astype(np.int64)
-                                                       if isinstance(spatial_shape, np.ndarray) else
-                                                       rate.astype(np.int32), base if isinstance(
-                                                           spatial_shape, np.ndarray) else base.astype(np.int32))
-    # Dimensions between 1 and the last spatial one that are not spatial get block 1 and no padding.
-    orig = spatial_dims[0]
-    adjusted_rate, adjusted = _adjust(rate, spatial_dims, orig), None
-    if orig == 1 and spatial_dims == list(range(1, num_spatial_dims + 1)):
-        adjusted = (paddings, crops)
-    else:
-        adjusted = (_adjust_pads(paddings, spatial_dims, orig), _adjust_pads(crops, spatial_dims, orig))
-    converted = space_to_batch_nd(x, adjusted_rate, adjusted[0])
+        shape, extra_rate = np.asarray(spatial, np.int64), rate
+        extra = (extra_rate - (shape + base.sum(axis=1)) % extra_rate) % extra_rate
+        paddings = _fill_gaps(np.stack([base[:, 0], base[:, 1] + extra], axis=1), spatial_dims)
+        crops = _fill_gaps(np.stack([np.zeros_like(extra), extra], axis=1), spatial_dims)
+    block = _fill_gaps(rate, spatial_dims, fill=1)
+    converted = space_to_batch_nd(x, block.tolist(), paddings.tolist() if isinstance(paddings, np.ndarray)
+                                  else paddings)
     result = op(converted, num_spatial_dims, "VALID")
-    return batch_to_space_nd(result, adjusted_rate, adjusted[1])
+    return batch_to_space_nd(result, block.tolist(), crops.tolist() if isinstance(crops, np.ndarray) else crops)
 
 
-def _gather_dims(full_shape: Tensor, dims) -> Tensor:
+def _fill_gaps(values, spatial_dims, fill=0):
+    """Per-dimension ``values`` of ``spatial_dims`` spread over dims ``1 .. spatial_dims[-1]`` (TF's
+    ``_with_space_to_batch_adjust``): dimensions in between get ``fill`` (block 1, no padding)."""
+    if isinstance(values, np.ndarray):
+        out = np.full((spatial_dims[-1],) + values.shape[1:], fill, values.dtype)
+        out[np.asarray(spatial_dims) - 1] = values
+        return out
     from dflow.ops import array_ops
 
-    return array_ops.stack([full_shape[d] for d in dims])
-
-
-def _adjust(rate, spatial_dims, orig) -> list:
-    """Block shape over dims ``1 .. spatial_dims[-1]``: the rate on spatial dims, 1 elsewhere."""
-    out = [1] * (spatial_dims[-1])
-    for r, d in zip(rate.tolist(), spatial_dims):
-        out[d - 1] = int(r)
-    return out
-
-
-def _adjust_pads(pads: Tensor, spatial_dims, orig) -> Tensor:
-    from dflow.ops import array_ops
-
-    zero = array_ops.zeros_like(pads[0])
-    rows = [zero] * spatial_dims[-1]
+    rows = [array_ops.zeros_like(values[0])] * spatial_dims[-1]
     for i, d in enumerate(spatial_dims):
-        rows[d - 1] = pads[i]
+        rows[d - 1] = values[i]
     return array_ops.stack(rows)

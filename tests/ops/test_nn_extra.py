@@ -310,3 +310,57 @@ def test_bias_add_takes_tf1_layout_spellings():
 def test_in_top_k_converts_float_values_as_tf():
     predictions = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])  # float64 values become the op's float32
     np.testing.assert_array_equal(run(tf.nn.in_top_k(predictions, [0, 2], 1)), [False, True])
+
+
+WSB_X = np.arange(1, 1 + 2 * 7 * 5 * 3).reshape(2, 7, 5, 3).astype(np.float32)
+WSB_FILTER = np.ones((3, 2, 3, 1), np.float32)
+
+
+def conv_op(c, n, pad):
+    return tf.nn.conv2d(c, WSB_FILTER, [1, 1, 1, 1], pad)
+
+
+# TF 2.15 figures: output shape, sum and first six values.
+WITH_SPACE_TO_BATCH = [
+    ("conv_filter_shape_4d", lambda: tf.nn.with_space_to_batch(WSB_X, [2, 2], "SAME", conv_op,
+                                                               filter_shape=WSB_FILTER.shape),
+     (2, 7, 5, 1), 86088.0, [120.0, 240.0, 276.0, 312.0, 156.0, 210.0]),
+    ("pool_valid", lambda: tf.nn.with_space_to_batch(
+        WSB_X, [3, 2], "VALID", lambda c, n, p: tf.nn.avg_pool(c, [1, 2, 2, 1], [1, 1, 1, 1], p), filter_shape=[2, 2]),
+     (2, 4, 3, 3), 7596.0, [26.5, 27.5, 28.5, 29.5, 30.5, 31.5]),
+    ("spatial_dims_1", lambda: tf.nn.with_space_to_batch(WSB_X, [3], "SAME", lambda c, n, p: c[:, 1:] + c[:, :-1],
+                                                         filter_shape=[2], spatial_dims=[1]),
+     (2, 7, 5, 3), 35715.0, [31.0, 32.0, 33.0, 34.0, 35.0, 36.0]),
+    ("spatial_dims_2", lambda: tf.nn.with_space_to_batch(WSB_X, [2], "SAME", lambda c, n, p: c[:, :, 1:] + c[:, :, :-1],
+                                                         filter_shape=[2], spatial_dims=[2]),
+     (2, 7, 5, 3), 35448.0, [4.0, 5.0, 6.0, 8.0, 10.0, 12.0]),
+    ("nchw", lambda: tf.nn.with_space_to_batch(np.transpose(WSB_X, (0, 3, 1, 2)), [2, 2], "SAME",
+                                               lambda c, n, p: c[:, :, 1:, 1:] + c[:, :, :-1, :-1],
+                                               filter_shape=[2, 2], data_format="NCHW"),
+     (2, 3, 7, 5), 30384.0, [19.0, 22.0, 25.0, 28.0, 0.0, 34.0]),
+    ("unknown_shape", lambda: tf.nn.with_space_to_batch(tf.placeholder_with_default(WSB_X, [None, None, None, 3]),
+                                                        [2, 2], "SAME", conv_op, filter_shape=WSB_FILTER.shape),
+     (2, 7, 5, 1), 86088.0, [120.0, 240.0, 276.0, 312.0, 156.0, 210.0]),
+    ("unit_rate", lambda: tf.nn.with_space_to_batch(WSB_X, [1, 1], "SAME", conv_op, filter_shape=WSB_FILTER.shape),
+     (2, 7, 5, 1), 108927.0, [132.0, 168.0, 204.0, 240.0, 129.0, 333.0]),
+]
+
+
+@pytest.mark.parametrize("build,shape,total,head", [c[1:] for c in WITH_SPACE_TO_BATCH],
+                         ids=[c[0] for c in WITH_SPACE_TO_BATCH])
+def test_with_space_to_batch_layouts_match_tf(build, shape, total, head):
+    got = run(build())
+    assert got.shape == shape
+    assert float(got.sum()) == total
+    np.testing.assert_array_equal(got.ravel()[:6], head)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"spatial_dims": [2, 1]}, "`spatial_dims` must be a monotonically increasing sequence"),
+    ({"filter_shape": None}, "`filter_shape` must be specified for `padding='SAME'`"),
+])
+def test_with_space_to_batch_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        tf.nn.with_space_to_batch(WSB_X, [2, 2], "SAME", lambda c, n, p: c, **{"filter_shape": [2, 2], **kwargs})
+    with pytest.raises(ValueError, match=r"`input.shape.rank` must be at least 3. Received: input.shape=\(5, 3\)"):
+        tf.nn.with_space_to_batch(WSB_X[0, 0], [2, 2], "SAME", lambda c, n, p: c, filter_shape=[2, 2])
