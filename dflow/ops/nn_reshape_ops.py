@@ -193,9 +193,9 @@ def _space_to_batch_infer(op):
     if x.shape.ndims < m + 1:
         raise ValueError(f"Shape must be at least rank {m + 1} but is rank {x.shape.ndims}")
     dims = x.shape.as_list()
+    batch = None if dims[0] is None or block is None else dims[0] * int(np.prod(block))
     if block is None or pads is None:
-        return [(x.dtype, TensorShape([None] * (m + 1) + dims[m + 1:]))]
-    batch = None if dims[0] is None else dims[0] * int(np.prod(block))
+        return [(x.dtype, TensorShape([batch] + [None] * m + dims[m + 1:]))]
     spatial = []
     for i in range(m):
         d = dims[i + 1]
@@ -211,9 +211,9 @@ def _batch_to_space_infer(op):
     if x.shape.ndims < m + 1:
         raise ValueError(f"Shape must be at least rank {m + 1} but is rank {x.shape.ndims}")
     dims = x.shape.as_list()
+    batch = None if block is None else _divided(dims[0], int(np.prod(block)))
     if block is None or crops is None:
-        return [(x.dtype, TensorShape([None] * (m + 1) + dims[m + 1:]))]
-    batch = _divided(dims[0], int(np.prod(block)))
+        return [(x.dtype, TensorShape([batch] + [None] * m + dims[m + 1:]))]
     spatial = []
     for i in range(m):
         d = dims[i + 1]

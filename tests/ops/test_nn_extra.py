@@ -364,3 +364,26 @@ def test_with_space_to_batch_bad_arguments(kwargs, match):
         tf.nn.with_space_to_batch(WSB_X, [2, 2], "SAME", lambda c, n, p: c, **{"filter_shape": [2, 2], **kwargs})
     with pytest.raises(ValueError, match=r"`input.shape.rank` must be at least 3. Received: input.shape=\(5, 3\)"):
         tf.nn.with_space_to_batch(WSB_X[0, 0], [2, 2], "SAME", lambda c, n, p: c, filter_shape=[2, 2])
+
+
+def test_block_ops_with_fed_paddings_keep_the_known_batch():
+    paddings = tf.placeholder(tf.int32, [2, 2])
+    t = tf.space_to_batch(tf.constant(np.arange(16.0).reshape(1, 4, 4, 1)), paddings, 2)
+    assert t.shape.as_list() == [4, None, None, 1]
+    back = tf.batch_to_space(t, paddings, 2)
+    assert back.shape.as_list() == [1, None, None, 1]
+    got = run([t, back], {paddings: [[1, 1], [0, 2]]})
+    assert got[0].shape == (4, 3, 3, 1)
+    np.testing.assert_array_equal(got[1], np.arange(16.0).reshape(1, 4, 4, 1))
+    check_gradients(lambda a: tf.space_to_batch_nd(a, tf.constant([2, 2]), tf.constant([[1, 1], [0, 0]])),
+                    R64.standard_normal((1, 4, 4, 2)))
+
+
+def test_fused_batch_norm_5d_and_half_precision():
+    x = R64.standard_normal((2, 3, 2, 2, 4)).astype(np.float32)
+    _, mean, var = tf.nn.fused_batch_norm(x, np.ones(4, np.float32), np.zeros(4, np.float32), data_format="NDHWC")
+    got = run([mean, var])
+    np.testing.assert_allclose(got[0], x.reshape(-1, 4).mean(0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1], x.reshape(-1, 4).var(0, ddof=1), rtol=1e-5)
+    y, mean, _ = tf.nn.fused_batch_norm(x[0].astype(np.float16), np.ones(4, np.float32), np.zeros(4, np.float32))
+    assert (y.dtype, mean.dtype) == (tf.float16, tf.float32) and run(y).dtype == np.float16
