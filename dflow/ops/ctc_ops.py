@@ -150,11 +150,23 @@ def _ctc_loss(logits, labels, label_length, sequence_length, blank, preprocess_c
 register("_CTCLoss", infer=_ctc_loss_infer, kernel=_ctc_loss, gpu=False)
 
 
+# TF1 wraps the fused gradient in PreventGradient: a second derivative would silently be wrong.
+_NO_SECOND_DERIVATIVE = ("Currently there is no way to take the second  derivative of ctc_loss due to the fused "
+                         "implementation's interaction  with tf.gradients()")
+register("_CTCPreventGradient", infer=lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)],
+         kernel=lambda x: x)
+
+
+@gradient("_CTCPreventGradient")
+def _prevent_gradient(op, grad):
+    raise LookupError(f"Gradient explicitly disabled. Reason: {_NO_SECOND_DERIVATIVE}")
+
+
 @gradient("_CTCLoss")
 def _ctc_loss_grad(op, grad_loss, _grad_gradient):
-    # TF: the loss's gradient is the op's second output scaled per batch entry; no second derivative.
-    scaled = array_ops.expand_dims(array_ops.expand_dims(grad_loss, 0), -1) * array_ops.stop_gradient(op.outputs[1])
-    return [scaled, None, None, None]
+    # TF: the loss's gradient is the op's second output scaled per batch entry.
+    fused = apply_op("_CTCPreventGradient", [op.outputs[1]]).outputs[0]
+    return [array_ops.expand_dims(array_ops.expand_dims(grad_loss, 0), -1) * fused, None, None, None]
 
 
 # -- sparse labels ----------------------------------------------------------------------------------
@@ -212,12 +224,12 @@ def _time_major(logits: Tensor, time_major: bool) -> Tensor:
 
 def _ctc_op(logits, labels, label_length, sequence_length, attrs, name) -> Tensor:
     labels = as_tensor(labels, "labels", INTS)
-    label_length = math_cast(as_tensor(label_length, "label_length", INTS))
-    sequence_length = math_cast(as_tensor(sequence_length, "sequence_length", INTS))
+    label_length = _as_int32(as_tensor(label_length, "label_length", INTS))
+    sequence_length = _as_int32(as_tensor(sequence_length, "sequence_length", INTS))
     return apply_op("_CTCLoss", [logits, labels, label_length, sequence_length], attrs, name=name).outputs[0]
 
 
-def math_cast(t: Tensor) -> Tensor:
+def _as_int32(t: Tensor) -> Tensor:
     from dflow.ops import math_ops
 
     return t if t.dtype == dtypes.int32 else math_ops.cast(t, dtypes.int32)

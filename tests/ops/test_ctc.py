@@ -179,3 +179,11 @@ def test_label_helpers_match_tf():
     got = run([values, idx])
     np.testing.assert_array_equal(got[0], [[3, 1, 2, 0, 0], [4, 1, 0, 0, 0]])
     np.testing.assert_array_equal(got[1], [[0, 1, 0, 2, 3], [0, 0, 0, 1, 1]])
+
+
+def test_second_derivative_of_ctc_loss_is_refused_as_tf():
+    lg = tf.constant(LOGITS)
+    loss = tf.nn.ctc_loss_v2(LABELS, lg, LABEL_LENGTH, LOGIT_LENGTH, blank_index=3)
+    grad = tf.gradients(tf.reduce_sum(loss), lg)[0]
+    with pytest.raises(LookupError, match="no way to take the second  derivative of ctc_loss"):
+        tf.gradients(tf.reduce_sum(grad), lg)
