@@ -200,6 +200,54 @@ def _fused_bn_grad_rule(op, grad_y, *unused):
     return [dx, dscale, doffset, None, None]
 
 
+def _batch_norm_grad_composite(grad_y, x, scale, pop_mean, pop_var, epsilon, data_format, is_training):
+    """TF1's ``_BatchNormGrad``: FusedBatchNormGradV3 written with math ops, to differentiate it."""
+    x_dtype = x.dtype
+    if x_dtype == dtypes.float16:
+        x, grad_y = math_ops.cast(x, dtypes.float32), math_ops.cast(grad_y, dtypes.float32)
+    ndims = 5 if data_format in ("NDHWC", "NCDHW") else 4
+    channels_first = data_format.startswith("NC")
+    axis = [a for a in range(ndims) if a != (1 if channels_first else ndims - 1)]
+    if channels_first:
+        shape = [1, -1] + [1] * (ndims - 2)
+        scale, pop_mean, pop_var = (array_ops.reshape(t, shape) for t in (scale, pop_mean, pop_var))
+    if is_training:
+        keep = channels_first
+        mean_grad_y = reduction_ops.reduce_mean(grad_y, axis, keepdims=keep)
+        mean_x = reduction_ops.reduce_mean(x, axis, keepdims=keep)
+        var_x = reduction_ops.reduce_mean(math_ops.squared_difference(x, array_ops.stop_gradient(mean_x)), axis,
+                                          keepdims=keep)
+        x_offset = x - mean_x
+        mean = reduction_ops.reduce_mean(grad_y * x_offset, axis, keepdims=keep)
+        grad_x = scale * math_ops.rsqrt(var_x + epsilon) * (
+            grad_y - mean_grad_y - math_ops.reciprocal(var_x + epsilon) * mean * x_offset)
+        grad_scale = math_ops.rsqrt(var_x + epsilon) * reduction_ops.reduce_sum(grad_y * x_offset, axis,
+                                                                                keepdims=keep)
+        if channels_first:
+            grad_scale = array_ops.reshape(grad_scale, [-1])
+    else:
+        var_rsqrt = math_ops.rsqrt(pop_var + epsilon)
+        grad_scale = reduction_ops.reduce_sum(grad_y * (x - pop_mean) * var_rsqrt, axis)
+        grad_x = grad_y * scale * var_rsqrt
+    grad_offset = reduction_ops.reduce_sum(grad_y, axis)
+    return math_ops.cast(grad_x, x_dtype), grad_scale, grad_offset
+
+
+@gradient("FusedBatchNormGradV3")
+def _fused_bn_grad_grad(op, grad_grad_x, grad_grad_scale, grad_grad_offset, *unused):
+    from dflow.ops.gradients_impl import gradients
+
+    # Partial derivatives, as TF's GradientTape takes them: grad_y itself depends on x and scale in the
+    # graph, so differentiate with respect to cut copies of the three inputs.
+    grad_y, x, scale = (array_ops.stop_gradient(t) for t in op.inputs[:3])
+    pop_mean, pop_var = op.inputs[3:5]
+    a = op._attrs
+    outs = _batch_norm_grad_composite(grad_y, x, scale, pop_mean, pop_var, a["epsilon"], a["data_format"],
+                                      a["is_training"])
+    grads = gradients(list(outs), [grad_y, x, scale], grad_ys=[grad_grad_x, grad_grad_scale, grad_grad_offset])
+    return grads + [None, None, None]
+
+
 @tf_export("nn.fused_batch_norm")
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None, exponential_avg_factor=1.0) -> tuple:

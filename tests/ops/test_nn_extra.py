@@ -387,3 +387,25 @@ def test_fused_batch_norm_5d_and_half_precision():
     np.testing.assert_allclose(got[1], x.reshape(-1, 4).var(0, ddof=1), rtol=1e-5)
     y, mean, _ = tf.nn.fused_batch_norm(x[0].astype(np.float16), np.ones(4, np.float32), np.zeros(4, np.float32))
     assert (y.dtype, mean.dtype) == (tf.float16, tf.float32) and run(y).dtype == np.float16
+
+
+@pytest.mark.parametrize("data_format,training,expected", [
+    ("NHWC", True, ([-3.0910001, 36.2507019, -1.4447, 1.4341], [67.5849, -2.1286, -4.9737],
+                    [-0.0145, 0.2759, -0.0056])),
+    ("NHWC", False, ([-0.4927, 0.73, 0.1397, 0.939], [111.2709, 8.9167, 39.6451], [-20.2849, 6.3654, -21.1861])),
+    ("NCHW", True, ([-3.091, 1.4341, 6.7064, 7.9673], [67.5849, -2.1286, -4.9737], [-0.0145, 0.2759, -0.0056])),
+])
+def test_fused_batch_norm_second_derivatives_match_tf(data_format, training, expected):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 2, 3)).astype(np.float32)
+    u = rng.standard_normal((2, 3, 2, 3)).astype(np.float32)
+    if data_format == "NCHW":
+        x, u = np.transpose(x, (0, 3, 1, 2)), np.transpose(u, (0, 3, 1, 2))
+    kw = {} if training else {"mean": MEAN[:3], "variance": VAR[:3], "is_training": False}
+    t, s, o = (tf.constant(np.array(v, np.float32)) for v in (x, [1.0, 2.0, -0.5], [0.1, 0.0, 0.3]))
+    y = tf.nn.fused_batch_norm(t, s, o, data_format=data_format, **kw)[0]
+    grad_x = tf.gradients(tf.reduce_sum(y * y * y), t)[0]
+    got = run(tf.gradients(tf.reduce_sum(grad_x * u), [t, s, o]))
+    np.testing.assert_allclose(got[0].ravel()[:4], expected[0], rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(got[2], expected[2], rtol=1e-3, atol=1e-3)
