@@ -36,6 +36,14 @@ from dflow.ops import losses_ops as _losses_ops  # noqa: F401 - tf.losses.*
 from dflow.ops import math_ops as _math_ops  # noqa: F401
 from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
+from dflow.ops import nn_reshape_ops as _nn_reshape_ops  # noqa: F401
+from dflow.ops import nn_norm_extra as _nn_norm_extra  # noqa: F401
+from dflow.ops import nn_losses_extra as _nn_losses_extra  # noqa: F401
+from dflow.ops import nn_misc_ops as _nn_misc_ops  # noqa: F401
+from dflow.ops import ctc_ops as _ctc_ops  # noqa: F401
+from dflow.ops import ctc_decoders as _ctc_decoders  # noqa: F401
+from dflow.ops import nn_morphology as _nn_morphology  # noqa: F401
+from dflow.ops import fractional_pool_ops as _fractional_pool_ops  # noqa: F401
 from dflow.ops import operators as _operators  # noqa: F401
 from dflow.ops import random_ops as _random_ops  # noqa: F401
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401

@@ -313,3 +313,33 @@ def softmax(logits, axis=None, name=None, dim=None) -> Tensor:
 def log_softmax(logits, axis=None, name=None, dim=None) -> Tensor:
     """``logits - log(sum(exp(logits), axis))``, computed stably (default axis -1)."""
     return _softmax_op("LogSoftmax", logits, axis, dim, name)
+
+
+# -- composites: crelu, swish, relu_layer -------------------------------------------------------
+
+
+@tf_export("nn.crelu")
+def crelu(features, name=None, axis=-1) -> Tensor:
+    """``relu(concat([features, -features], axis))``: doubles the ``axis`` dimension."""
+    with name_scope(name, "CRelu", [features]):
+        x = as_tensor(features, "features", REALS)
+        c = array_ops.concat([x, math_ops.negative(x)], axis, name="concat")
+        return apply_op("Relu", [c]).outputs[0]
+
+
+@tf_export("nn.swish", "nn.silu")
+def swish(features, beta=1.0) -> Tensor:
+    """``features * sigmoid(beta * features)`` (SiLU when ``beta`` is 1)."""
+    x = as_tensor(features, "features", FLOATS)
+    b = math_ops.cast(convert_to_tensor(beta, name="beta"), x.dtype)
+    return math_ops.multiply(x, math_ops.sigmoid(b * x))
+
+
+@tf_export("nn.relu_layer")
+def relu_layer(x, weights, biases, name=None) -> Tensor:
+    """``relu(matmul(x, weights) + biases)``."""
+    from dflow.ops.nn_ops import xw_plus_b
+
+    with name_scope(name, "relu_layer", [x, weights, biases]) as scope:
+        xw_plus_b_ = xw_plus_b(x, weights, biases)
+        return apply_op("Relu", [xw_plus_b_], name=scope).outputs[0]

@@ -240,7 +240,8 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         try:
             labels.shape.merge_with(logits.shape)
         except ValueError:
-            raise ValueError(f"logits and labels must have the same shape ({logits.shape} vs {labels.shape})") from None
+            raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
+                             f"{labels.shape}).") from None
         if labels.dtype is not logits.dtype:
             raise TypeError(f"labels has type {labels.dtype.name} that does not match type {logits.dtype.name} of "
                             f"logits.")

@@ -103,9 +103,15 @@ def bias_add(value, bias, data_format=None, name=None) -> Tensor:
     """Adds the vector ``bias`` along the channel dimension (last, or 1 for ``NCHW``)."""
     if data_format is None:
         data_format = "NHWC"
-    if data_format not in ("NHWC", "NCHW", "NC..", "N..C"):
-        raise ValueError(f"data_format must be NHWC or NCHW, got {data_format!r}")
-    data_format = "NCHW" if data_format.startswith("NC") else "NHWC"
+    if isinstance(data_format, bytes):
+        data_format = data_format.decode()
+    # TF1: any "NC..." layout is channels-first, any "N...C" channels-last.
+    if data_format.startswith("NC"):
+        data_format = "NCHW"
+    elif data_format.startswith("N") and data_format.endswith("C"):
+        data_format = "NHWC"
+    else:
+        raise ValueError(f"`data_format` must be of the form `N...C` or `NC...`. Received: data_format={data_format}")
     with name_scope(name, "BiasAdd", [value, bias]) as scope:
         x = as_tensor(value, "input", REALS)
         b = convert_to_tensor(bias, dtype=x.dtype, name="bias")
@@ -182,6 +188,8 @@ def in_top_k(predictions, targets, k, name=None) -> Tensor:
     """Whether each target class is among the ``k`` highest predictions of its row (ties count)."""
     with name_scope(name, "in_top_k", [predictions, targets]):
         with name_scope("InTopKV2") as scope:
+            if not isinstance(predictions, Tensor) and np.asarray(predictions).dtype.kind == "f":
+                predictions = np.asarray(predictions, np.float32)  # TF1 converts float values to the op's float32
             p = convert_to_tensor(predictions, name="predictions")
             if p.dtype is not dtypes.float32:
                 raise TypeError(f"Input 'predictions' of 'InTopKV2' Op has type {p.dtype.name} that does not "

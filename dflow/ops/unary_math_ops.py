@@ -227,8 +227,9 @@ def _sigmoid(x):
     return np.exp(np.negative(np.logaddexp(0, np.negative(x))))
 
 
-tanh = _def_unary("tanh", "Tanh", np.tanh, _FC, "Hyperbolic tangent element-wise.", _tm("tanh"))
-sigmoid = _def_unary("sigmoid", "Sigmoid", _sigmoid, _FC, "``1 / (1 + exp(-x))`` element-wise.", _tm("sigmoid"))
+tanh = _def_unary("tanh", "Tanh", np.tanh, _FC, "Hyperbolic tangent element-wise.", (*_tm("tanh"), "nn.tanh"))
+sigmoid = _def_unary("sigmoid", "Sigmoid", _sigmoid, _FC, "``1 / (1 + exp(-x))`` element-wise.",
+                     (*_tm("sigmoid"), "nn.sigmoid"))
 
 _unary_gradient("Tanh", lambda x, y, g: _fused("TanhGrad", _conj(y), g))
 _unary_gradient("Sigmoid", lambda x, y, g: _fused("SigmoidGrad", _conj(y), g))

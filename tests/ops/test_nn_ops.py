@@ -356,7 +356,7 @@ ERRORS = [
     (lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0.0, 1.0], logits=zeros([2, 3])),
      TypeError, "parameter 'labels' has DataType float32"),
     (lambda: tf.nn.sigmoid_cross_entropy_with_logits(labels=zeros([2, 4]), logits=zeros([2, 3])), ValueError,
-     "logits and labels must have the same shape"),
+     "`logits` and `labels` must have the same shape"),
     (lambda: tf.nn.sigmoid_cross_entropy_with_logits(labels=zeros([2, 3], np.float64), logits=zeros([2, 3])),
      TypeError, "float64"),
     (lambda: tf.nn.in_top_k(zeros([2, 3], np.float64), [0, 1], 1), TypeError,
