@@ -38,6 +38,7 @@ from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import operators as _operators  # noqa: F401
 from dflow.ops import random_ops as _random_ops  # noqa: F401
 from dflow.ops import segment_ops as _segment_ops  # noqa: F401 - tf.segment_*, tf.unsorted_segment_*, tf.sparse.segment_*
+from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
 from dflow.ops import variables as _variables  # noqa: F401
 from dflow.placement.device_spec import DeviceSpec

@@ -397,7 +397,21 @@ def _logical_and(x, y):
 
 
 def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_iterations, scope):
-    loop_vars = nest.map_structure(lambda v: v if isinstance(v, Tensor) else convert_to_tensor(v), loop_vars)
+    # A TensorArray loop variable travels as its flow and is rebuilt around it in cond, body and result.
+    from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
+
+    templates = loop_vars
+    loop_vars = nest.map_structure(
+        lambda v: v.flow if is_tensor_array(v) else v if isinstance(v, Tensor) else convert_to_tensor(v), loop_vars)
+
+    flat_templates = nest.flatten(templates)
+
+    def with_arrays(values):
+        flat = [t._with_flow(v) if is_tensor_array(t) else v for t, v in zip(flat_templates, nest.flatten(values))]
+        return nest.pack_sequence_as(values, flat)
+
+    def flows(values):
+        return nest.map_structure(lambda v: v.flow if is_tensor_array(v) else v, values)
     flat_vars = nest.flatten(loop_vars)
     if shape_invariants is None:
         invariants = [t.shape for t in flat_vars]
@@ -413,7 +427,7 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
     cond_graph = FuncGraph("cond", outer)
     with cond_graph.as_default():
         args = [cond_graph.add_arg(t.dtype, s, name="Merge") for t, s in zip(flat_vars, invariants)]
-        c = convert_to_tensor(cond(*nest.pack_sequence_as(loop_vars, args)))
+        c = convert_to_tensor(cond(*with_arrays(nest.pack_sequence_as(loop_vars, args))))
         _check_bool_scalar(c, "LoopCond", "input", scope)
         cond_graph.outputs = [cond_graph.capture(c)]
     cond_args = list(args)
@@ -422,9 +436,10 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
     with body_graph.as_default():
         args = [body_graph.add_arg(t.dtype, s, name="Identity") for t, s in zip(flat_vars, invariants)]
         packed = nest.pack_sequence_as(loop_vars, args)
-        result = body(*packed)
-        if not nest.is_nested(result):
+        result = body(*with_arrays(packed))
+        if not nest.is_nested(result) or is_tensor_array(result):
             result = [result]
+        result = flows(result)
         nest.assert_same_structure(list(packed), list(result))
         outputs = []
         for t, s, value in zip(flat_vars, invariants, nest.flatten(result)):
@@ -444,7 +459,7 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
     captured = _align_captures([cond_graph, body_graph], [cond_args, body_args])
     op = if_while_ops.build_while(flat_vars, captured, cond_graph, body_graph, back_prop, parallel_iterations)
     exits = [identity(op.outputs[i], name="Exit") for i in range(len(flat_vars))]
-    return nest.pack_sequence_as(result, exits), len(exits)
+    return with_arrays(nest.pack_sequence_as(result, exits)), len(exits)
 
 
 # Gradient rules and the loop-based functional ops register on import.
