@@ -112,7 +112,9 @@ class TensorArrayValue:
             size = max(size, i + 1)
         store, version = self._store, self._version
         if store.head != version:  # an older value: copy what it sees into a store of its own
-            store = _Store({i: (e, 0) for i, e in self._visible().items()}, 0, set(store.cleared), store.shape)
+            seen = self._visible()
+            store = _Store({i: (e, 0) for i, e in seen.items()}, 0, {i for i in store.cleared if i in seen},
+                           store.shape)
             version = 0
         for i, x in zip(indices, elements):
             if i in store.cleared:
