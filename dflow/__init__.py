@@ -37,6 +37,7 @@ from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import operators as _operators  # noqa: F401
 from dflow.ops import random_ops as _random_ops  # noqa: F401
+from dflow.ops import scatter_ops as _scatter_ops  # noqa: F401 - tf.tensor_scatter_nd_*, tf.scatter_nd_*, tf.scatter_div/min/max
 from dflow.ops import segment_ops as _segment_ops  # noqa: F401 - tf.segment_*, tf.unsorted_segment_*, tf.sparse.segment_*
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401

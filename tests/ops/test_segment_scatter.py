@@ -134,3 +134,109 @@ def test_segment_bad_ids_are_invalid_argument_naming_op_and_index(build, message
         with pytest.raises(tf.errors.InvalidArgumentError, match=message) as info:
             run(t)
         assert t.op.name in str(info.value)
+
+
+# -- tensor_scatter_nd_* and the variable scatters ------------------------------------------------
+
+T = np.array([[1., 2.], [3., 4.], [5., 6.], [7., 8.]], np.float32)
+TI = np.array([[2], [0], [2]], np.int32)
+TU = np.array([[10., 1.], [-1., 20.], [4., 7.]], np.float32)
+TW = np.arange(1., 9.).reshape(4, 2).astype(np.float32)
+
+# name -> (fn, indices, updates, value, d/dtensor, d/dupdates) of sum(y * TW), from TF 2.15.
+TENSOR_SCATTER_CASES = {
+    "update": (tf.tensor_scatter_nd_update, [[3], [0]], TU[:2],
+               [[-1, 20], [3, 4], [5, 6], [10, 1]], [[0, 0], [3, 4], [5, 6], [0, 0]], [[7, 8], [1, 2]]),
+    "add": (tf.tensor_scatter_nd_add, TI, TU, [[0, 22], [3, 4], [19, 14], [7, 8]],
+            [[1, 2], [3, 4], [5, 6], [7, 8]], [[5, 6], [1, 2], [5, 6]]),
+    "sub": (tf.tensor_scatter_sub, TI, TU, [[2, -18], [3, 4], [-9, -2], [7, 8]],
+            [[1, 2], [3, 4], [5, 6], [7, 8]], [[-5, -6], [-1, -2], [-5, -6]]),
+    "min": (tf.tensor_scatter_nd_min, TI, TU, [[-1, 2], [3, 4], [4, 1], [7, 8]],
+            [[0, 2], [3, 4], [0, 0], [7, 8]], [[0, 6], [1, 0], [5, 0]]),
+    "max": (tf.tensor_scatter_nd_max, TI, TU, [[1, 20], [3, 4], [10, 7], [7, 8]],
+            [[1, 0], [3, 4], [0, 0], [7, 8]], [[5, 0], [0, 2], [0, 6]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR_SCATTER_CASES))
+def test_tensor_scatter_values_and_gradients_match_tf(name):
+    fn, indices, updates, value, d_tensor, d_updates = TENSOR_SCATTER_CASES[name]
+    with tf.Graph().as_default():
+        x, u = tf.constant(T), tf.constant(updates)
+        y = fn(x, indices, u)
+        assert y.shape.as_list() == [4, 2]
+        got, gx, gu = run([y] + tf.gradients(tf.reduce_sum(y * TW), [x, u]))
+    np.testing.assert_array_equal(got, np.float32(value))
+    np.testing.assert_array_equal(gx, np.float32(d_tensor))
+    np.testing.assert_array_equal(gu, np.float32(d_updates))
+
+
+@pytest.mark.parametrize("fn", [tf.tensor_scatter_update, tf.tensor_scatter_add, tf.tensor_scatter_nd_sub,
+                                tf.tensor_scatter_nd_min, tf.tensor_scatter_nd_max])
+def test_tensor_scatter_gradients_match_finite_differences(fn):
+    x = T.astype(np.float64) + np.linspace(0, .1, 8).reshape(4, 2)
+    u = np.array([[10., 1.], [-1., 20.]])  # distinct indices: update's winner is unambiguous
+    check_gradients(lambda a, b: fn(a, [[2], [0]], b), x, u)
+
+
+def test_tensor_scatter_nd_with_full_index_tuples():
+    check_op(lambda: tf.tensor_scatter_nd_add(T, [[1, 1], [3, 0]], [100., 200.]),
+             np.float32([[1, 2], [3, 104], [5, 6], [207, 8]]))
+
+
+def test_tensor_scatter_bad_input():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimensions of updates"):
+            tf.tensor_scatter_nd_update(T, [[1], [2]], TU)
+        for t in (tf.tensor_scatter_nd_update(T, [[1], [4]], TU[:2]), tf.tensor_scatter_nd_add(T, [[-1]], TU[:1])):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[\d\] = \[-?\d\] does not index into "
+                                                                     r"shape \[4,2\]") as info:
+                run(t)
+            assert t.op.name in str(info.value)
+
+
+def _run_var(init, update):
+    with tf.Graph().as_default():
+        v = tf.Variable(init)
+        out = update(v)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return sess.run(out)
+
+
+# name -> (initial value, update(v), value after, from TF 2.15)
+VARIABLE_SCATTER_CASES = {
+    "scatter_div_int": (np.int32([[6, -7], [8, 9], [10, 11]]), lambda v: tf.scatter_div(v, [0, 2], [[4, 4], [3, -3]]),
+                        [[1, -1], [8, 9], [3, -3]]),
+    "scatter_div": (T, lambda v: tf.scatter_div(v, [0, 0], [[2., 2.], [2., 4.]]),
+                    [[.25, .25], [3, 4], [5, 6], [7, 8]]),
+    "scatter_min": (T, lambda v: tf.scatter_min(v, [0, 3, 0], [[0., 5.], [9., 1.], [-1., 3.]]),
+                    [[-1, 2], [3, 4], [5, 6], [7, 1]]),
+    "scatter_max": (T, lambda v: tf.scatter_max(v, [0, 3, 0], [[0., 5.], [9., 1.], [-1., 3.]]),
+                    [[1, 5], [3, 4], [5, 6], [9, 8]]),
+    "scatter_nd_update": (T, lambda v: tf.scatter_nd_update(v, [[1, 1], [3, 0]], [100., 200.]),
+                          [[1, 2], [3, 100], [5, 6], [200, 8]]),
+    "scatter_nd_add": (T, lambda v: tf.scatter_nd_add(v, [[1], [1]], [[1., 1.], [2., 2.]]),
+                       [[1, 2], [6, 7], [5, 6], [7, 8]]),
+    "scatter_nd_sub": (T, lambda v: tf.scatter_nd_sub(v, [[0, 1]], [5.]), [[1, -3], [3, 4], [5, 6], [7, 8]]),
+    "batch_scatter_update": (np.arange(12.).reshape(2, 3, 2).astype(np.float32),
+                             lambda v: tf.batch_scatter_update(v, [[2, 0], [1, 1]], -np.ones((2, 2, 2), np.float32)),
+                             [[[-1, -1], [2, 3], [-1, -1]], [[6, 7], [-1, -1], [10, 11]]]),
+    "batch_scatter_update_1d": (np.arange(5.).astype(np.float32),
+                                lambda v: tf.batch_scatter_update(v, [4, 0], [9., 8.]), [8, 1, 2, 3, 9]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VARIABLE_SCATTER_CASES))
+def test_variable_scatters_match_tf(name):
+    init, update, want = VARIABLE_SCATTER_CASES[name]
+    got = _run_var(init, update)
+    assert got.dtype == init.dtype
+    np.testing.assert_array_equal(got, np.asarray(want, init.dtype))
+
+
+def test_variable_scatter_out_of_range():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = \[4\] does not index into shape \[4,2\]"):
+        _run_var(T, lambda v: tf.scatter_nd_update(v, [[1], [4]], TU[:2]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"= 5 is not in \[0, 4\)"):
+        _run_var(T, lambda v: tf.scatter_min(v, [5], TU[:1]))
