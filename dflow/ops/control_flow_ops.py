@@ -157,7 +157,10 @@ def _trace_branch(fn, what: str, pivot: bool):
         result = fn()
         if result is None:
             raise ValueError(f"'{what}' must have a return value.")
-        graph.outputs = [_function_output(graph, v, pivot) for v in nest.flatten(result)]
+        from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
+
+        graph.outputs = [_function_output(graph, v.flow if is_tensor_array(v) else v, pivot)
+                         for v in nest.flatten(result)]
     return graph, result
 
 
@@ -221,6 +224,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         captured = _align_captures([then_graph, else_graph], [[], []])
         op = if_while_ops.build_if(pred, then_graph, else_graph, captured)
         merges = [identity(t, name="Merge") for t in op.outputs]
+        from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
+
+        # A TensorArray result travels as its flow; rebuild it around the merged flow.
+        merges = [t._with_flow(m) if is_tensor_array(t) else m for t, m in zip(nest.flatten(res_t), merges)]
         result = nest.pack_sequence_as(res_t, merges)
         return result if strict else _unpack_if_singleton(result)
 

@@ -257,8 +257,8 @@ def cumulative_logsumexp(x, axis=0, exclusive: bool = False, reverse: bool = Fal
     """``log(cumsum(exp(x)))`` along ``axis``, computed stably; ``exclusive`` starts from -inf.
 
     >>> import dflow as tf
-    >>> tf.Session().run(tf.math.cumulative_logsumexp([0., 0.])).round(4).tolist()
-    [0.0, 0.6931]
+    >>> tf.Session().run(tf.math.cumulative_logsumexp([0., 0.], exclusive=True)).tolist()
+    [-inf, 0.0]
     """
     with name_scope(name, "CumulativeLogsumexp", [x]) as scope:
         x = convert_to_tensor(x, name="x")

@@ -264,3 +264,48 @@ def test_graph_time_errors_match_tf1():
             tf.TensorArray(tf.float32, size=1, handle=flow.handle, flow=flow.flow)
         rebuilt = tf.TensorArray(tf.float32, handle=flow.handle, flow=flow.write(0, 4.).flow)
         assert run(rebuilt.read(0)) == 4.0
+
+
+def test_loops_nested_single_and_bounded():
+    with tf.Graph().as_default():
+        x = tf.constant([1., 2., 3.])
+        ta = tf.TensorArray(tf.float32, size=3)
+        _, bounded = tf.while_loop(lambda i, t: i < 10, lambda i, t: (i + 1, t.write(i, x[i] * 2.)), [0, ta],
+                                   maximum_iterations=3)
+
+        def outer_body(i, t):
+            inner = tf.TensorArray(tf.float32, size=2)
+            _, inner = tf.while_loop(lambda j, u: j < 2,
+                                     lambda j, u: (j + 1, u.write(j, x[i] * tf.cast(j + 1, tf.float32))), [0, inner])
+            return i + 1, t.write(i, inner.stack())
+
+        _, nested = tf.while_loop(lambda i, t: i < 3, outer_body, [0, tf.TensorArray(tf.float32, size=3)])
+        ns = nested.stack()
+        assert ns.shape.as_list() == [3, 2]
+        single = tf.while_loop(lambda t: t.size() < 3, lambda t: t.write(t.size(), 1.0),
+                               [tf.TensorArray(tf.float32, size=0, dynamic_size=True)])
+        assert isinstance(single, tf.TensorArray)
+        with tf.Session() as sess:
+            # Each run starts from a fresh array.
+            np.testing.assert_array_equal(sess.run(bounded.stack()), [2., 4., 6.])
+            np.testing.assert_array_equal(sess.run(bounded.stack()), [2., 4., 6.])
+            np.testing.assert_array_equal(sess.run(ns), [[1., 2.], [2., 4.], [3., 6.]])
+            np.testing.assert_array_equal(sess.run(tf.gradients(tf.reduce_sum(ns * ns), x)[0]), [10., 20., 30.])
+            np.testing.assert_array_equal(sess.run(single.stack()), [1., 1., 1.])
+
+
+def test_cond_returns_tensor_arrays_with_gradients():
+    with tf.Graph().as_default():
+        x = tf.constant([1., 2., 3.])
+        ta = tf.TensorArray(tf.float32, size=3)
+        p = tf.placeholder(tf.bool, [])
+        out = tf.cond(p, lambda: ta.write(0, x[0] * 5.), lambda: ta.write(0, x[1] * x[1]))
+        assert isinstance(out, tf.TensorArray)
+        y = out.read(0)
+        (g,) = tf.gradients(y, [x])
+        with tf.Session() as sess:
+            got_t = sess.run([y, g], {p: True})
+            got_f = sess.run([y, g], {p: False})
+    assert got_t[0] == 5.0 and got_f[0] == 4.0
+    np.testing.assert_array_equal(got_t[1], [5., 0., 0.])
+    np.testing.assert_array_equal(got_f[1], [0., 4., 0.])
