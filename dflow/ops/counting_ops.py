@@ -13,7 +13,7 @@ from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import array_module
 from dflow.ops._common import invalid_argument as _invalid
 from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.index_args import INDEX_DTYPES, kernel_int, with_rank
+from dflow.ops.index_args import INDEX_DTYPES, host, kernel_int, with_rank
 from dflow.ops.registry import apply_op, constant_value, gradient, not_differentiable, register
 
 # -- Bincount --------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def _bins(values, value_range, nbins):
     n = kernel_int(nbins)
     if n <= 0:
         raise _invalid(f"nbins should be a positive number, but got '{n}'")
-    lo, hi = (float(v) for v in np.asarray(value_range).reshape(-1)[:2])
+    lo, hi = (float(v) for v in np.asarray(host(value_range)).reshape(-1)[:2])
     if not lo < hi:
         raise _invalid(f"value_range should satisfy value_range[0] < value_range[1], but got "
                        f"'[{value_range[0]}, {value_range[1]}]'")
@@ -228,8 +228,9 @@ def _cumulative_logsumexp_kernel(x, axis, exclusive, reverse):
     return out.astype(x.dtype, copy=False)
 
 
+# ``logaddexp.accumulate`` is numpy's: a CPU kernel.
 register("CumulativeLogsumexp", infer=lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)],
-         kernel=_cumulative_logsumexp_kernel)
+         kernel=_cumulative_logsumexp_kernel, gpu=False)
 
 
 @gradient("CumulativeLogsumexp")

@@ -8,6 +8,9 @@ negative; the sparse ops first gather ``data``'s rows at ``indices``. Empty
 segments hold 0 (sum, mean, sqrt_n, and sorted max/min), 1 (prod), or the
 dtype's lowest (unsorted max) or highest (unsorted min) value, as in TF1.
 
+The kernels rely on numpy's ``ufunc.at`` (CuPy lacks ``multiply.at``), so
+the ops are registered for CPU devices only.
+
 Every gradient is one ``SegmentReductionGrad`` kernel: the output gradient
 gathered back to the rows, scaled for mean/sqrt_n, split among ties for
 max/min, and, for prod, the product of the other rows (zeros handled).
@@ -121,7 +124,7 @@ def _segment_grad(op, grad):
 
 
 def _segment_api(kind: str, op_type: str):
-    register(op_type, infer=_segment_infer, kernel=_segment_kernel)
+    register(op_type, infer=_segment_infer, kernel=_segment_kernel, gpu=False)
     gradient(op_type)(_segment_grad)
 
     def fn(data, segment_ids, name=None):
@@ -180,7 +183,7 @@ def _unsorted_grad(op, grad):
 
 
 def _unsorted_api(kind: str, op_type: str):
-    register(op_type, infer=_unsorted_infer, kernel=_unsorted_kernel)
+    register(op_type, infer=_unsorted_infer, kernel=_unsorted_kernel, gpu=False)
     gradient(op_type)(_unsorted_grad)
 
     def fn(data, segment_ids, num_segments, name=None):
@@ -258,8 +261,8 @@ def _sparse_grad(op, grad):
 
 
 def _sparse_api(kind: str, op_type: str):
-    register(op_type, infer=_sparse_infer, kernel=_sparse_kernel)
-    register(op_type + "WithNumSegments", infer=_sparse_infer, kernel=_sparse_kernel)
+    register(op_type, infer=_sparse_infer, kernel=_sparse_kernel, gpu=False)
+    register(op_type + "WithNumSegments", infer=_sparse_infer, kernel=_sparse_kernel, gpu=False)
     gradient(op_type)(_sparse_grad)
     gradient(op_type + "WithNumSegments")(_sparse_grad)
 
@@ -334,5 +337,5 @@ def _segment_grad_kernel(data, segment_ids, output, grad, kind):
     return g.reshape(data.shape).astype(data.dtype, copy=False)
 
 
-register("SegmentReductionGrad", infer=_segment_grad_infer, kernel=_segment_grad_kernel)
+register("SegmentReductionGrad", infer=_segment_grad_infer, kernel=_segment_grad_kernel, gpu=False)
 not_differentiable("SegmentReductionGrad")
