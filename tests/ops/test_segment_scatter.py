@@ -240,3 +240,20 @@ def test_variable_scatter_out_of_range():
         _run_var(T, lambda v: tf.scatter_nd_update(v, [[1], [4]], TU[:2]))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"= 5 is not in \[0, 4\)"):
         _run_var(T, lambda v: tf.scatter_min(v, [5], TU[:1]))
+
+
+def test_more_segment_gradients_match_finite_differences():
+    x3 = np.arange(12.).reshape(2, 3, 2) / 7 + 1
+    check_gradients(lambda x: tf.unsorted_segment_sum(x, [[0, 1, 0], [1, -1, 2]], 3), x3)
+    check_gradients(lambda x: tf.unsorted_segment_prod(x, [[0, 1, 0], [1, -1, 2]], 3), x3)
+    check_gradients(lambda x: tf.sparse.segment_mean(x, IDX, SIDS, num_segments=6), DATA.astype(np.float64))
+    check_gradients(lambda x: tf.segment_prod(x, IDS), np.array([[0., 2.], [0., 5.], [3., 0.], [1., 1.], [2., 2.]]))
+
+
+def test_fed_num_segments():
+    with tf.Graph().as_default():
+        n = tf.placeholder(tf.int32, [])
+        y = tf.unsorted_segment_max(DATA, UIDS, n)
+        assert y.shape.as_list() == [None, 3]
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(y, {n: 3})[[0, 2]], [[4, 5, 6], [1, 7, 3]])
