@@ -55,7 +55,7 @@ not_differentiable("Bincount")
 
 
 @tf_export("bincount", "math.bincount")
-def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None) -> Tensor:
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32) -> Tensor:
     """How often each value ``0..max(arr)`` occurs in the int32 ``arr`` (or the sum of its ``weights``).
 
     The length is ``max(arr) + 1``, at least ``minlength`` and at most
@@ -66,7 +66,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     >>> tf.Session().run(tf.bincount([1, 1, 3])).tolist()
     [0, 2, 0, 1]
     """
-    with name_scope(name, "bincount", [arr, weights, minlength, maxlength]) as scope:
+    with name_scope(None, "bincount", [arr, weights, minlength, maxlength]) as scope:
         arr = convert_to_tensor(arr, dtype=dtypes.int32, name="arr")
         if weights is not None:
             weights = convert_to_tensor(weights, name="weights")

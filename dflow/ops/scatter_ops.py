@@ -223,8 +223,8 @@ for _t in ("ScatterDiv", "ScatterMin", "ScatterMax", "ScatterNdUpdate", "Scatter
     not_differentiable(_t)
 
 
-def _variable_scatter_fn(op_type: str, public: str, what: str):
-    def fn(ref, indices, updates, use_locking: bool = True, name=None) -> Tensor:
+def _variable_scatter_fn(op_type: str, public: str, what: str, use_locking_default: bool):
+    def fn(ref, indices, updates, use_locking: bool = use_locking_default, name=None) -> Tensor:
         var_op = _var_op(ref, f"tf.{public}")
         indices = convert_to_tensor(indices)
         updates = convert_to_tensor(updates, dtype=_dtype_of(var_op))
@@ -236,15 +236,15 @@ def _variable_scatter_fn(op_type: str, public: str, what: str):
     return tf_export(public)(fn)
 
 
-scatter_div = _variable_scatter_fn("ScatterDiv", "scatter_div", "divides the rows ``indices`` of a variable")
-scatter_min = _variable_scatter_fn("ScatterMin", "scatter_min", "the minimum of the rows ``indices`` and updates")
-scatter_max = _variable_scatter_fn("ScatterMax", "scatter_max", "the maximum of the rows ``indices`` and updates")
+scatter_div = _variable_scatter_fn("ScatterDiv", "scatter_div", "divides the rows ``indices`` of a variable", False)
+scatter_min = _variable_scatter_fn("ScatterMin", "scatter_min", "the minimum of rows ``indices`` and updates", False)
+scatter_max = _variable_scatter_fn("ScatterMax", "scatter_max", "the maximum of rows ``indices`` and updates", False)
 scatter_nd_update = _variable_scatter_fn("ScatterNdUpdate", "scatter_nd_update",
-                                         "replaces a variable's slices at the index tuples ``indices``")
+                                         "replaces a variable's slices at the index tuples ``indices``", True)
 scatter_nd_add = _variable_scatter_fn("ScatterNdAdd", "scatter_nd_add",
-                                      "adds to a variable's slices at the index tuples ``indices``")
+                                      "adds to a variable's slices at the index tuples ``indices``", False)
 scatter_nd_sub = _variable_scatter_fn("ScatterNdSub", "scatter_nd_sub",
-                                      "subtracts from a variable's slices at the index tuples ``indices``")
+                                      "subtracts from a variable's slices at the index tuples ``indices``", False)
 
 
 @tf_export("batch_scatter_update")

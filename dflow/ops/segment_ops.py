@@ -266,7 +266,8 @@ def _sparse_api(kind: str, op_type: str):
     gradient(op_type)(_sparse_grad)
     gradient(op_type + "WithNumSegments")(_sparse_grad)
 
-    def fn(data, indices, segment_ids, name=None, num_segments=None):
+    def fn(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient: bool = False):
+        del sparse_gradient  # TF's asks for an IndexedSlices gradient; dflow's gradients are dense
         full = op_type if num_segments is None else op_type + "WithNumSegments"
         with name_scope(name, full, [data, indices, segment_ids]) as scope:
             data = convert_to_tensor(data, name="data")
