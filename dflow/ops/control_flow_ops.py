@@ -424,6 +424,8 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
         invariants = [t.shape for t in flat_vars]
     else:
         invariants = _flat_invariants(loop_vars, shape_invariants)
+        # A TensorArray's invariant (TF1 code passes its element shape, or none) does not constrain its flow.
+        invariants = [t.shape if is_tensor_array(a) else s for t, a, s in zip(flat_vars, flat_templates, invariants)]
         for t, s in zip(flat_vars, invariants):
             if not if_while_ops.shape_less_equal(t.shape, s):
                 raise ValueError(f"The shape invariant specified for {t.name} is not compatible with the initial "

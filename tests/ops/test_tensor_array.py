@@ -309,3 +309,12 @@ def test_cond_returns_tensor_arrays_with_gradients():
     assert got_t[0] == 5.0 and got_f[0] == 4.0
     np.testing.assert_array_equal(got_t[1], [5., 0., 0.])
     np.testing.assert_array_equal(got_f[1], [0., 4., 0.])
+
+
+def test_shape_invariants_leave_tensor_arrays_alone():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        _, acc, out = tf.while_loop(
+            lambda i, a, t: i < 3, lambda i, a, t: (i + 1, tf.concat([a, [1.]], 0), t.write(i, tf.reduce_sum(a))),
+            [0, tf.zeros([0]), ta], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None]), tf.TensorShape(None)])
+        np.testing.assert_array_equal(run(out.stack()), [0., 1., 2.])
