@@ -152,13 +152,14 @@ def _align_captures(graphs, args_per_graph) -> list:
 
 
 def _trace_branch(fn, what: str, pivot: bool):
+    from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
+
     graph = FuncGraph(what, get_default_graph())
     with graph.as_default():
         result = fn()
         if result is None:
             raise ValueError(f"'{what}' must have a return value.")
-        from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
-
+        # A TensorArray result travels as its flow (``cond`` rebuilds it).
         graph.outputs = [_function_output(graph, v.flow if is_tensor_array(v) else v, pivot)
                          for v in nest.flatten(result)]
     return graph, result
@@ -203,6 +204,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         raise TypeError("'true_fn' must be callable.")
     if not callable(false_fn):
         raise TypeError("'false_fn' must be callable.")
+    from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
+
     with name_scope(name, "cond", [pred]) as scope:
         if isinstance(pred, bool):
             raise TypeError("'pred' must not be a Python bool.")
@@ -224,9 +227,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         captured = _align_captures([then_graph, else_graph], [[], []])
         op = if_while_ops.build_if(pred, then_graph, else_graph, captured)
         merges = [identity(t, name="Merge") for t in op.outputs]
-        from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
-
-        # A TensorArray result travels as its flow; rebuild it around the merged flow.
+        # A TensorArray result travelled as its flow: rebuild it around the merged flow.
         merges = [t._with_flow(m) if is_tensor_array(t) else m for t, m in zip(nest.flatten(res_t), merges)]
         result = nest.pack_sequence_as(res_t, merges)
         return result if strict else _unpack_if_singleton(result)
@@ -407,11 +408,9 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
     # A TensorArray loop variable travels as its flow and is rebuilt around it in cond, body and result.
     from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
 
-    templates = loop_vars
+    flat_templates = nest.flatten(loop_vars)
     loop_vars = nest.map_structure(
         lambda v: v.flow if is_tensor_array(v) else v if isinstance(v, Tensor) else convert_to_tensor(v), loop_vars)
-
-    flat_templates = nest.flatten(templates)
 
     def with_arrays(values):
         flat = [t._with_flow(v) if is_tensor_array(t) else v for t, v in zip(flat_templates, nest.flatten(values))]
@@ -419,6 +418,7 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
 
     def flows(values):
         return nest.map_structure(lambda v: v.flow if is_tensor_array(v) else v, values)
+
     flat_vars = nest.flatten(loop_vars)
     if shape_invariants is None:
         invariants = [t.shape for t in flat_vars]
@@ -446,7 +446,7 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
         args = [body_graph.add_arg(t.dtype, s, name="Identity") for t, s in zip(flat_vars, invariants)]
         packed = nest.pack_sequence_as(loop_vars, args)
         result = body(*with_arrays(packed))
-        if not nest.is_nested(result) or is_tensor_array(result):
+        if not nest.is_nested(result):
             result = [result]
         result = flows(result)
         nest.assert_same_structure(list(packed), list(result))
