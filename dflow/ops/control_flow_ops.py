@@ -152,12 +152,16 @@ def _align_captures(graphs, args_per_graph) -> list:
 
 
 def _trace_branch(fn, what: str, pivot: bool):
+    from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
+
     graph = FuncGraph(what, get_default_graph())
     with graph.as_default():
         result = fn()
         if result is None:
             raise ValueError(f"'{what}' must have a return value.")
-        graph.outputs = [_function_output(graph, v, pivot) for v in nest.flatten(result)]
+        # A TensorArray result travels as its flow (``cond`` rebuilds it).
+        graph.outputs = [_function_output(graph, v.flow if is_tensor_array(v) else v, pivot)
+                         for v in nest.flatten(result)]
     return graph, result
 
 
@@ -200,6 +204,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         raise TypeError("'true_fn' must be callable.")
     if not callable(false_fn):
         raise TypeError("'false_fn' must be callable.")
+    from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
+
     with name_scope(name, "cond", [pred]) as scope:
         if isinstance(pred, bool):
             raise TypeError("'pred' must not be a Python bool.")
@@ -221,6 +227,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         captured = _align_captures([then_graph, else_graph], [[], []])
         op = if_while_ops.build_if(pred, then_graph, else_graph, captured)
         merges = [identity(t, name="Merge") for t in op.outputs]
+        # A TensorArray result travelled as its flow: rebuild it around the merged flow.
+        merges = [t._with_flow(m) if is_tensor_array(t) else m for t, m in zip(nest.flatten(res_t), merges)]
         result = nest.pack_sequence_as(res_t, merges)
         return result if strict else _unpack_if_singleton(result)
 
@@ -397,12 +405,27 @@ def _logical_and(x, y):
 
 
 def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_iterations, scope):
-    loop_vars = nest.map_structure(lambda v: v if isinstance(v, Tensor) else convert_to_tensor(v), loop_vars)
+    # A TensorArray loop variable travels as its flow and is rebuilt around it in cond, body and result.
+    from dflow.ops.tensor_array_ops import is_tensor_array  # it imports this module
+
+    flat_templates = nest.flatten(loop_vars)
+    loop_vars = nest.map_structure(
+        lambda v: v.flow if is_tensor_array(v) else v if isinstance(v, Tensor) else convert_to_tensor(v), loop_vars)
+
+    def with_arrays(values):
+        flat = [t._with_flow(v) if is_tensor_array(t) else v for t, v in zip(flat_templates, nest.flatten(values))]
+        return nest.pack_sequence_as(values, flat)
+
+    def flows(values):
+        return nest.map_structure(lambda v: v.flow if is_tensor_array(v) else v, values)
+
     flat_vars = nest.flatten(loop_vars)
     if shape_invariants is None:
         invariants = [t.shape for t in flat_vars]
     else:
         invariants = _flat_invariants(loop_vars, shape_invariants)
+        # A TensorArray's invariant (TF1 code passes its element shape, or none) does not constrain its flow.
+        invariants = [t.shape if is_tensor_array(a) else s for t, a, s in zip(flat_vars, flat_templates, invariants)]
         for t, s in zip(flat_vars, invariants):
             if not if_while_ops.shape_less_equal(t.shape, s):
                 raise ValueError(f"The shape invariant specified for {t.name} is not compatible with the initial "
@@ -413,7 +436,7 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
     cond_graph = FuncGraph("cond", outer)
     with cond_graph.as_default():
         args = [cond_graph.add_arg(t.dtype, s, name="Merge") for t, s in zip(flat_vars, invariants)]
-        c = convert_to_tensor(cond(*nest.pack_sequence_as(loop_vars, args)))
+        c = convert_to_tensor(cond(*with_arrays(nest.pack_sequence_as(loop_vars, args))))
         _check_bool_scalar(c, "LoopCond", "input", scope)
         cond_graph.outputs = [cond_graph.capture(c)]
     cond_args = list(args)
@@ -422,9 +445,10 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
     with body_graph.as_default():
         args = [body_graph.add_arg(t.dtype, s, name="Identity") for t, s in zip(flat_vars, invariants)]
         packed = nest.pack_sequence_as(loop_vars, args)
-        result = body(*packed)
+        result = body(*with_arrays(packed))
         if not nest.is_nested(result):
             result = [result]
+        result = flows(result)
         nest.assert_same_structure(list(packed), list(result))
         outputs = []
         for t, s, value in zip(flat_vars, invariants, nest.flatten(result)):
@@ -444,7 +468,7 @@ def _build_loop(cond, body, loop_vars, shape_invariants, back_prop, parallel_ite
     captured = _align_captures([cond_graph, body_graph], [cond_args, body_args])
     op = if_while_ops.build_while(flat_vars, captured, cond_graph, body_graph, back_prop, parallel_iterations)
     exits = [identity(op.outputs[i], name="Exit") for i in range(len(flat_vars))]
-    return nest.pack_sequence_as(result, exits), len(exits)
+    return with_arrays(nest.pack_sequence_as(result, exits)), len(exits)
 
 
 # Gradient rules and the loop-based functional ops register on import.

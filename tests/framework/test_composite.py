@@ -66,3 +66,13 @@ def test_indexed_slices_fetch_and_conversion_helpers():
     assert v.dense_shape.tolist() == [3, 2]
     sv = tf.SparseTensorValue([[0]], [1.0], [2])
     assert isinstance(tf.convert_to_tensor_or_sparse_tensor(sv), tf.SparseTensor)
+
+
+def test_indexed_slices_convert_to_dense_adding_repeated_rows():
+    s = tf.IndexedSlices(tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), tf.constant([0, 2, 0]),
+                         tf.constant([3, 2]))
+    dense = tf.convert_to_tensor(s)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(dense), [[6.0, 8.0], [0.0, 0.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match="without dense_shape"):
+        tf.convert_to_tensor(tf.IndexedSlices(tf.constant([[1.0]]), tf.constant([0])))
