@@ -53,6 +53,7 @@ from dflow.ops import segment_ops as _segment_ops  # noqa: F401 - tf.segment_*, 
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
 from dflow.ops import variables as _variables  # noqa: F401
+from dflow.ops import partitioned_variables as _partitioned_variables  # noqa: F401 - tf.fixed_size_partitioner, ...
 from dflow.placement.device_spec import DeviceSpec
 from dflow.sessions import session as _session  # noqa: F401
 from dflow import train  # noqa: F401, E402 - tf.train.*

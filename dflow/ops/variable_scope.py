@@ -73,10 +73,16 @@ class VariableScope:
     def set_caching_device(self, caching_device) -> None:
         self._caching_device = caching_device
 
+    def set_partitioner(self, partitioner) -> None:
+        self._partitioner = partitioner
+
     def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None, reuse=None,
                      trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None, **kwargs):
-        full_name = f"{self._name}/{name}" if self._name else name
+        if name is None:  # create_partitioned_variables: the variable is the scope itself
+            full_name = self._name
+        else:
+            full_name = f"{self._name}/{name}" if self._name else name
         if reuse is None or reuse is False:
             reuse = self._reuse if reuse is None else reuse
         if self._reuse is True or self._reuse is AUTO_REUSE:
@@ -88,12 +94,23 @@ class VariableScope:
                   regularizer=regularizer if regularizer is not None else self._regularizer,
                   reuse=reuse, trainable=trainable, collections=collections, validate_shape=validate_shape,
                   constraint=constraint if constraint is not None else self._constraint,
-                  use_resource=use_resource if use_resource is not None else self._use_resource)
+                  use_resource=use_resource if use_resource is not None else self._use_resource,
+                  partitioner=partitioner if partitioner is not None else self._partitioner)
         # Variable names depend on the variable scope only, not on the current name scope.
         with name_scope(None):
             if custom is not None:
                 return custom(getter, full_name, **kw, **kwargs)
             return getter(full_name, **kw)
+
+    def get_partitioned_variable(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
+                                 reuse=None, trainable=None, collections=None, partitioner=None, **kwargs):
+        """``get_variable`` that always returns a ``PartitionedVariable`` (``partitioner`` or the scope's)."""
+        partitioner = partitioner if partitioner is not None else self._partitioner
+        if partitioner is None:
+            raise ValueError("No partitioner was specified")
+        return self.get_variable(name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+                                 reuse=reuse, trainable=trainable, collections=collections, partitioner=partitioner,
+                                 **kwargs)
 
 
 class _VariableStore:
@@ -101,16 +118,31 @@ class _VariableStore:
 
     def __init__(self):
         self.vars: dict = {}
+        self.partitioned: dict = {}  # full name -> PartitionedVariable
         self.scope_counts: dict = {}
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
                      reuse=None, trainable=None, collections=None, validate_shape=True, constraint=None,
-                     use_resource=None, **_):
+                     use_resource=None, partitioner=None, partition_info=None, **_):
         from dflow.framework.graph import Tensor
         from dflow.ops.variables import Variable
 
         dtype = dtypes.as_dtype(dtype)
+        is_scalar = isinstance(shape, (list, tuple)) and not shape
+        if partitioner is not None and not is_scalar:
+            return self._get_partitioned_variable(
+                name, shape, dtype, initializer, regularizer, reuse, trainable, collections, validate_shape,
+                constraint, use_resource, partitioner)
+        if name in self.partitioned and reuse is True:
+            # TF1 lets a reusing scope fetch a partitioned variable without naming its partitioner.
+            return self._get_partitioned_variable(
+                name, shape, dtype, initializer, regularizer, reuse, trainable, collections, validate_shape,
+                constraint, use_resource, None)
         shape = TensorShape(None) if shape is None else as_shape(shape)
+        if name in self.partitioned:
+            raise ValueError(f"No partitioner was provided, but a partitioned version of the variable was found: "
+                             f"{name}/part_0. Perhaps a variable of the same name was already created with "
+                             f"partitioning?")
         if name in self.vars:
             if reuse is not True and reuse is not AUTO_REUSE:
                 v = self.vars[name]
@@ -141,7 +173,7 @@ class _VariableStore:
             dims = shape.as_list()
 
             def initial_value():
-                return initializer(dims, dtype=dtype, partition_info=None)
+                return initializer(dims, dtype=dtype, partition_info=partition_info)
 
         with control_dependencies(None):
             v = Variable(initial_value=initial_value, trainable=True if trainable is None else trainable,
@@ -155,6 +187,70 @@ class _VariableStore:
             if loss is not None:
                 get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
+
+    def _get_partitioned_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
+                                  validate_shape, constraint, use_resource, partitioner):
+        from dflow.framework.graph import Tensor
+        from dflow.ops import partitioned_variables as pv
+        from dflow.ops.array_ops import slice as slice_
+        from dflow.ops.constant_op import convert_to_tensor
+
+        if isinstance(initializer, type):
+            initializer = initializer()
+        given_value = initializer is not None and (isinstance(initializer, Tensor) or not callable(initializer))
+        if given_value:
+            initializer = convert_to_tensor(initializer, dtype=dtype)
+            if shape is not None:
+                raise ValueError("If initializer is a constant, do not specify shape.")
+            shape = initializer.shape
+        shape = TensorShape(None) if shape is None else as_shape(shape)
+        if name in self.partitioned:
+            existing = self.partitioned[name]
+            if reuse is not True and reuse is not AUTO_REUSE:
+                raise ValueError(f"Partitioned variable with name {name} already exists. Did you mean to set "
+                                 f"reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+            if not shape.is_compatible_with(existing.shape):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified shape {shape} and "
+                                 f"found shape {existing.shape}.")
+            if dtype is not existing.dtype:
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified dtype {dtype.name} "
+                                 f"and found dtype {existing.dtype.name}.")
+            partitions = None if partitioner is None else list(partitioner(shape=existing.shape, dtype=dtype))
+            if partitions is not None and partitions != existing._get_partitions():
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified partitions "
+                                 f"{partitions} and found partitions {existing._get_partitions()}.")
+            return existing
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created with "
+                             f"tf.get_variable(). Did you mean to set reuse=False or reuse=tf.AUTO_REUSE in "
+                             f"VarScope?")
+        if name in self.vars:
+            raise ValueError(f"A partitioner was provided, but an unpartitioned version of the variable was found: "
+                             f"{name}. Perhaps a variable of the same name was already created without "
+                             f"partitioning?")
+        if not shape.is_fully_defined():
+            raise ValueError(f"Shape of a new partitioned variable ({name}) must be fully defined, but instead was "
+                             f"{shape}.")
+        partitions = list(partitioner(shape=shape, dtype=dtype))
+        layout = pv.slice_layout(name, shape, partitions)
+        parts = []
+        for i, (offset, part_shape) in enumerate(layout):
+            part_name = f"{name}/part_{i}"
+            if part_name in self.vars:
+                raise ValueError(f"Variable {part_name} already exists, disallowed. Did you mean to set reuse=True "
+                                 f"or reuse=tf.AUTO_REUSE in VarScope?")
+            with name_scope(part_name + "/PartitionedInitializer/") if given_value else contextlib.nullcontext():
+                init = slice_(initializer, offset, part_shape) if given_value else initializer
+            v = self.get_variable(part_name, shape=None if given_value else part_shape, dtype=dtype,
+                                  initializer=init, regularizer=regularizer, reuse=False, trainable=trainable,
+                                  collections=collections, validate_shape=validate_shape, constraint=constraint,
+                                  use_resource=use_resource,
+                                  partition_info=pv._PartitionInfo(shape.as_list(), offset))
+            v._save_slice_info = pv.SaveSliceInfo(name, shape.as_list(), offset, part_shape)
+            parts.append(v)
+        result = pv.PartitionedVariable(name, shape, dtype, parts, partitions)
+        self.partitioned[name] = result
+        return result
 
 
 def _default_initializer(name, dtype):
@@ -196,7 +292,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     """Gets an existing variable of this scope, or creates a new one (see ``variable_scope``)."""
     return get_variable_scope().get_variable(
         name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer, trainable=trainable,
-        collections=collections, validate_shape=validate_shape, custom_getter=custom_getter, constraint=constraint,
+        collections=collections, caching_device=caching_device, partitioner=partitioner,
+        validate_shape=validate_shape, use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
         **kwargs)
 
 

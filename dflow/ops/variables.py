@@ -466,6 +466,12 @@ class Variable:
     def scatter_add(self, sparse_delta, use_locking=False, name=None):
         return scatter_add(self, sparse_delta.indices, sparse_delta.values, name=name)
 
+    def _set_save_slice_info(self, save_slice_info) -> None:
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
+
     def set_shape(self, shape) -> None:
         self._variable.set_shape(shape)
         self._snapshot.set_shape(shape)
@@ -487,7 +493,7 @@ class Variable:
 
 def _delegate(dunder):
     def method(self, *args):
-        return getattr(self._snapshot, dunder)(*args)
+        return getattr(self._value_here(), dunder)(*args)
 
     method.__name__ = dunder
     return method

@@ -112,10 +112,13 @@ def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
         if isinstance(item, Variable):
             if item.graph is not graph or not in_scope(item.op.name):
                 continue
-            out.append({"variable": {
-                "variable_name": rename(item.name), "initializer_name": rename(item.initializer.name),
-                "snapshot_name": rename(item.value().name), "initial_value_name": rename(item.initial_value.name),
-                "trainable": bool(item.trainable)}})
+            rec = {"variable_name": rename(item.name), "initializer_name": rename(item.initializer.name),
+                   "snapshot_name": rename(item.value().name), "initial_value_name": rename(item.initial_value.name),
+                   "trainable": bool(item.trainable)}
+            info = item._save_slice_info
+            if info is not None:  # a part of a partitioned variable (TF1's SaveSliceInfoDef)
+                rec["save_slice_info"] = {"full_name": rename(info.full_name), "spec": info.spec}
+            out.append({"variable": rec})
         elif isinstance(item, (Tensor, Operation)):
             if item.graph is not graph or not in_scope(item.name):
                 continue
@@ -131,6 +134,7 @@ def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
 
 
 def _decode_collections(collection_def: dict, importer, graph: Graph) -> None:
+    from dflow.ops.partitioned_variables import SaveSliceInfo
     from dflow.ops.variables import Variable
     from dflow.train.saver import SaverDef
 
@@ -146,6 +150,10 @@ def _decode_collections(collection_def: dict, importer, graph: Graph) -> None:
                         importer.tensor(rec["variable_name"]).op, importer.op(rec["initializer_name"]),
                         importer.tensor(rec["snapshot_name"]), importer.tensor(rec["initial_value_name"]),
                         rec["trainable"])
+                    if "save_slice_info" in rec:
+                        info = rec["save_slice_info"]
+                        v._save_slice_info = SaveSliceInfo.from_spec(importer.new_name(info["full_name"]),
+                                                                     info["spec"])
                 value = v
             elif "tensor" in item:
                 value = importer.tensor(item["tensor"])

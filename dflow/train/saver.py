@@ -85,6 +85,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import errors
 from dflow.framework.graph import GraphKeys, Operation, Tensor, get_default_graph
+from dflow.ops.partitioned_variables import PartitionedVariable, SaveSliceInfo
 from dflow.train import checkpoint_format, checkpoint_management
 
 _log = logging.getLogger("dflow")
@@ -134,7 +135,7 @@ class SaverDef:
         """A copy with every graph name passed through ``rename`` (import/export scopes)."""
         d = self.to_dict()
         d["restore_op_name"] = rename(d["restore_op_name"]) if d["restore_op_name"] else ""
-        d["tensors"] = [(name, rename(var), rename(feed)) for name, var, feed in self.tensors]
+        d["tensors"] = [(name, rename(var), rename(feed), *spec) for name, var, feed, *spec in self.tensors]
         return SaverDef.from_dict(d)
 
     def __eq__(self, other):
@@ -147,14 +148,16 @@ class SaverDef:
 
 
 class _Entry:
-    """One checkpoint tensor: its name, the variable's tensor, and the placeholder restore feeds."""
+    """One variable of a checkpoint tensor: its name, the variable's tensor, the placeholder
+    restore feeds, and for a part of a partitioned variable its ``SaveSliceInfo``."""
 
-    __slots__ = ("name", "ref", "feed")
+    __slots__ = ("name", "ref", "feed", "slice_info")
 
-    def __init__(self, name: str, ref: Tensor, feed: Tensor):
+    def __init__(self, name: str, ref: Tensor, feed: Tensor, slice_info=None):
         self.name = name
         self.ref = ref
         self.feed = feed
+        self.slice_info = slice_info
 
 
 def _variable_ref(v) -> Tensor:
@@ -166,22 +169,54 @@ def _variable_ref(v) -> Tensor:
     return t
 
 
-def names_to_variables(var_list) -> dict:
-    """``{checkpoint name: VariableV2 tensor}`` for a list (named by op) or dict of variables."""
-    result: dict = {}
+def _expand_partitioned(var_list):
+    for v in var_list:
+        if isinstance(v, PartitionedVariable):
+            yield from v
+        else:
+            yield v
+
+
+def saveables(var_list) -> list:
+    """``[(checkpoint name, VariableV2 tensor, SaveSliceInfo or None)]`` for a list (named by op,
+    or for a slice of a partitioned variable by the whole's name) or dict of variables."""
+    result: list = []
     if isinstance(var_list, dict):
         for name, v in var_list.items():
             if not isinstance(name, str):
                 raise TypeError(f"var_list keys must be strings, got {name!r}")
-            result[name] = _variable_ref(v)
+            if isinstance(v, PartitionedVariable):
+                result.extend((name, _variable_ref(p), p._save_slice_info) for p in v)
+            elif isinstance(v, (list, tuple)):
+                for p in v:
+                    if getattr(p, "_save_slice_info", None) is None:
+                        raise ValueError(f"var_list[{name!r}] lists variables that are not slices of one "
+                                         f"partitioned variable: {p!r}")
+                    result.append((name, _variable_ref(p), p._save_slice_info))
+            else:
+                result.append((name, _variable_ref(v), None))
         return result
     if not isinstance(var_list, (list, tuple, set)):
         raise TypeError(f"var_list must be a list, tuple, set or dict of variables, got {type(var_list).__name__}")
-    for v in var_list:
+    seen: dict = {}
+    for v in _expand_partitioned(var_list):
         ref = _variable_ref(v)
-        name = ref.op.name
-        if name in result:
+        info = getattr(v, "_save_slice_info", None)
+        name = ref.op.name if info is None else info.full_name
+        key = (name, None if info is None else info.spec)
+        if key in seen or (info is None and name in {k[0] for k in seen}):
             raise ValueError(f"At least two variables have the same name: {name}")
+        seen[key] = True
+        result.append((name, ref, info))
+    return result
+
+
+def names_to_variables(var_list) -> dict:
+    """``{checkpoint name: VariableV2 tensor}`` for a list (named by op) or dict of unpartitioned variables."""
+    result: dict = {}
+    for name, ref, info in saveables(var_list):
+        if info is not None:
+            raise ValueError(f"{name} is a partitioned variable: its checkpoint entry has several variables")
         result[name] = ref
     return result
 
@@ -254,44 +289,45 @@ class Saver:
 
         graph = get_default_graph()
         var_list = _default_var_list(graph) if self._var_list is None else self._var_list
-        refs = names_to_variables(var_list)
+        items = saveables(var_list)
         self.saver_def = SaverDef(max_to_keep=self._max_to_keep, sharded=self._sharded,
                                   keep_checkpoint_every_n_hours=self._keep_checkpoint_every_n_hours,
                                   version=self._write_version)
-        if not refs:
+        if not items:
             if not self._allow_empty:
                 raise ValueError("No variables to save")
             self._is_empty = True
             self._graph = graph
             return
         self._is_empty = False
-        graph = next(iter(refs.values())).graph
-        for name, ref in refs.items():
+        graph = items[0][1].graph
+        for name, ref, _ in items:
             if ref.graph is not graph:
-                raise ValueError(f"Variable {name} is in another graph than {next(iter(refs))}: a Saver saves "
+                raise ValueError(f"Variable {name} is in another graph than {items[0][0]}: a Saver saves "
                                  f"variables of one graph.")
         self._graph = graph
         assigns = []
         with graph.as_default(), graph.control_dependencies(None), graph.name_scope(self._name or "save"):
-            for name in sorted(refs):
-                ref = refs[name]
+            for name, ref, info in sorted(items, key=lambda it: (it[0], it[2].var_offset if it[2] else ())):
                 with colocate_with(ref.op):
                     feed = placeholder(ref.dtype, shape=ref.shape, name="RestoreV2")
                 validate = ref.shape.is_fully_defined()
                 assigns.append(assign(ref, feed, validate_shape=validate, name="Assign").op)
-                self._entries.append(_Entry(name, ref, feed))
+                self._entries.append(_Entry(name, ref, feed, info))
             self._restore_op = group(*assigns, name="restore_all")
         self.saver_def.restore_op_name = self._restore_op.name
-        self.saver_def.tensors = [(e.name, e.ref.name, e.feed.name) for e in self._entries]
+        self.saver_def.tensors = [(e.name, e.ref.name, e.feed.name) + ((e.slice_info.spec,) if e.slice_info else ())
+                                  for e in self._entries]
 
     def _build_from_saver_def(self, saver_def: SaverDef) -> None:
         graph = get_default_graph()
         self._graph = graph
         self.saver_def = saver_def
         try:
-            for name, var_name, feed_name in saver_def.tensors:
+            for name, var_name, feed_name, *spec in saver_def.tensors:
+                info = SaveSliceInfo.from_spec(name, spec[0]) if spec else None
                 self._entries.append(_Entry(name, _variable_ref(graph.get_tensor_by_name(var_name)),
-                                            graph.get_tensor_by_name(feed_name)))
+                                            graph.get_tensor_by_name(feed_name), info))
             if saver_def.restore_op_name:
                 self._restore_op = graph.get_operation_by_name(saver_def.restore_op_name)
         except (KeyError, ValueError) as e:
@@ -396,8 +432,7 @@ class Saver:
         if save_dir and not os.path.isdir(save_dir):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if not self._is_empty:
-            checkpoint_format.write_checkpoint(
-                checkpoint_file, [(e.name, e.ref.dtype, v) for e, v in zip(self._entries, values)])
+            checkpoint_format.write_checkpoint(checkpoint_file, _assembled(self._entries, values))
         if write_meta_graph:
             self._write_meta_graph(checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix),
                                    getattr(sess, "graph", None) or self._graph, strip_default_attrs)
@@ -438,19 +473,34 @@ class Saver:
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
         _log.info("Restoring parameters from %s", save_path)
         reader = checkpoint_format.CheckpointReader(save_path)
-        missing = [e.name for e in self._entries if not reader.has_tensor(e.name)]
+        names = list(dict.fromkeys(e.name for e in self._entries))
+        missing = [n for n in names if not reader.has_tensor(n)]
         if missing:
             more = f" (nor {', '.join(missing[1:])})" if len(missing) > 1 else ""
             raise errors.NotFoundError(
                 None, None, f"Key {missing[0]} not found in checkpoint {save_path}{more}. The graph's variables "
                             f"must match the checkpoint's names: compare tf.train.list_variables({save_path!r}) "
                             f"with the saver's var_list.")
-        values = reader.get_tensors([e.name for e in self._entries], writable=False)
+        values = dict(zip(names, reader.get_tensors(names, writable=False)))
         dtypes_in_file = reader.get_variable_to_dtype_map()
         feeds = {}
-        for e, value in zip(self._entries, values):
+        for e in self._entries:
+            value = values[e.name]
+            if e.slice_info is not None:
+                value = self._checked_slice(e, value, save_path)
             feeds[e.feed] = self._checked_value(e, value, dtypes_in_file[e.name], save_path)
         sess.run(self._restore_op, feeds)
+
+    @staticmethod
+    def _checked_slice(e: _Entry, value: np.ndarray, save_path: str) -> np.ndarray:
+        """The part of the full checkpoint tensor ``value`` that partitioned variable part ``e`` holds."""
+        info = e.slice_info
+        if list(value.shape) != info.full_shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"Restoring from checkpoint failed: partitioned variable {info.full_name} has full "
+                            f"shape {info.full_shape} in the graph but tensor {e.name} has shape "
+                            f"{list(value.shape)} in checkpoint {save_path}")
+        return value[info.slices()]
 
     def _checked_value(self, e: _Entry, value: np.ndarray, dtype, save_path: str) -> np.ndarray:
         if dtype is not e.ref.dtype:
@@ -481,6 +531,21 @@ class Saver:
 
     def __repr__(self):
         return f"<tf.train.Saver of {len(self._entries)} variables>"
+
+
+def _assembled(entries, values) -> list:
+    """``[(name, dtype, value)]`` to write: the parts of a partitioned variable placed into one
+    array of its full shape (so it restores into any partitioning)."""
+    out: dict = {}
+    for e, v in zip(entries, values):
+        if e.slice_info is None:
+            out[e.name] = (e.name, e.ref.dtype, v)
+            continue
+        if e.name not in out:
+            full = np.zeros(e.slice_info.full_shape, dtype=np.asarray(v).dtype)
+            out[e.name] = (e.name, e.ref.dtype, full)
+        out[e.name][2][e.slice_info.slices()] = v
+    return list(out.values())
 
 
 def _step_tensor(global_step) -> Tensor:
