@@ -41,5 +41,8 @@ def test_demo_on_an_embedded_cluster_from_the_command_line():
     out = subprocess.run([sys.executable, "-m", "dflow.cli", "demo", "--dashboard-address", ":0"],
                          capture_output=True, text=True, timeout=240)
     assert out.returncode == 0, out.stderr[-3000:]
+    # Issue 21: a cluster that shuts down on purpose logs no errors and no tracebacks.
+    bad = [line for line in out.stderr.splitlines() if "ERROR" in line or "Traceback" in line]
+    assert not bad, out.stderr[-4000:]
     assert "Dashboard: http://" in out.stdout
     _check(out.stdout)

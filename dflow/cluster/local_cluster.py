@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 
 from dflow._api import tf_export
 from dflow.cluster.cluster_spec import ClusterSpec, strip_protocol
@@ -71,6 +72,47 @@ def _compute_threads_preload(workers: int) -> str:
             f"    set_compute_threads({threads})\n")
 
 
+_UNGUARDED_SCRIPT = (
+    "dflow.LocalCluster starts its tasks as worker processes, and each one imports the main script again "
+    "(Python's 'spawn' start method): put the code that builds the cluster under "
+    "`if __name__ == \"__main__\":`, or pass processes=False for in-process workers.")
+
+
+def _in_a_starting_worker_process() -> bool:
+    """True while a spawned process is importing the parent's main script (where a cluster must not start)."""
+    import multiprocessing
+
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
+
+
+def _called_from_an_unguarded_script() -> bool:
+    """True when the main script's top level, outside ``if __name__ == "__main__":``, is starting a cluster
+    (its worker processes would run the script again and fail with pages of tracebacks)."""
+    import ast
+    import inspect
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return False
+    frame = inspect.currentframe()
+    while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)):
+        frame = frame.f_back
+    if frame is None:
+        return False  # called from a function or an interactive session
+    line = frame.f_lineno
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.If) and node.lineno <= line <= (node.end_lineno or node.lineno) and "__main__" in \
+                ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
+            return False
+    return True
+
+
 @tf_export("LocalCluster")
 class LocalCluster:
     """A local Dask cluster of named TF1 tasks: ``ps`` parameter servers and ``workers`` workers.
@@ -110,6 +152,8 @@ class LocalCluster:
         if ps < 0 or workers < 0 or ps + workers == 0:
             raise ValueError(f"A LocalCluster needs at least one task; got ps={ps}, workers={workers}.")
         self._cluster = None
+        if processes and (_in_a_starting_worker_process() or _called_from_an_unguarded_script()):
+            raise RuntimeError(_UNGUARDED_SCRIPT)
         self.ps, self.workers = int(ps), int(workers)
         self.gpus_per_worker = int(gpus_per_worker)
         self.processes = bool(processes)

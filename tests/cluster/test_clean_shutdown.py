@@ -1,0 +1,102 @@
+"""Issue 21: the main job, a LocalCluster script and ``dflow cluster`` end without error logs or tracebacks.
+
+Each runs as a real subprocess, as a newcomer runs it; its stderr is the evidence.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from .test_cli import _lines, _wait_for_line
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ENV = dict(os.environ, PYTHONUNBUFFERED="1")
+
+
+def _assert_clean(stderr: str) -> None:
+    bad = [line for line in stderr.splitlines() if " ERROR " in line or "- ERROR -" in line or "Traceback" in line]
+    assert not bad, "stderr holds errors:\n" + stderr[-4000:]
+
+
+def _run(args, cwd, timeout=240):
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=ENV, cwd=cwd)
+
+
+def test_demo_in_process_ends_clean_with_progress_and_predictions(tmp_path):
+    out = _run([sys.executable, "-m", "dflow.cli", "demo", "--local", "--model-dir", str(tmp_path / "m")], ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    _assert_clean(out.stderr)
+    assert out.stdout.rstrip().splitlines()[-3].startswith('Prediction is "Virginica"')
+
+
+_SCRIPT = """
+import dflow as tf
+
+
+def main():
+    with tf.LocalCluster(ps=1, workers=2, dashboard_address=None) as cluster:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0)
+        with tf.device("/job:worker/task:1"):
+            y = v * 3.0
+        with tf.Session(cluster.target) as sess:
+            sess.run(v.initializer)
+            print("value", sess.run(y))
+    print("closed")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.cluster
+def test_a_local_cluster_script_closes_clean(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(_SCRIPT)
+    out = _run([sys.executable, str(script)], tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    _assert_clean(out.stderr)
+    assert out.stdout.split() == ["value", "3.0", "closed"]
+
+
+def test_an_unguarded_script_gets_one_clear_error_before_any_process_starts(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(textwrap.dedent("""
+        import dflow as tf
+        with tf.LocalCluster(ps=1, workers=1, dashboard_address=None) as cluster:
+            print("never")
+    """))
+    out = _run([sys.executable, str(script)], tmp_path, timeout=60)
+    assert out.returncode == 1
+    assert 'if __name__ == "__main__":' in out.stderr and "processes=False" in out.stderr
+    assert out.stderr.count("Traceback") == 1 and "nanny" not in out.stderr.lower()
+
+
+@pytest.mark.cluster
+def test_dflow_cluster_stops_clean_on_ctrl_c():
+    p = subprocess.Popen([sys.executable, "-m", "dflow.cli", "cluster", "--ps", "1", "--workers", "1",
+                          "--dashboard-address", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=ENV, cwd=ROOT)
+    try:
+        out = _lines(p)
+        target = _wait_for_line(out, "target:", 90).split()[1]
+        import dflow as tf
+
+        with tf.Graph().as_default():
+            x = tf.constant(2.0) * 4.0
+            with tf.Session(target) as sess:
+                assert sess.run(x) == 8.0
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        assert p.wait(60) == 0
+        _assert_clean(p.stderr.read())
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(10)
