@@ -271,7 +271,10 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                                                      else parent.reuse)
         if parent.reuse is True and new_reuse is not AUTO_REUSE:
             new_reuse = True
-        ns_ctx = name_scope(ns_name) if auxiliary_name_scope else contextlib.nullcontext(ns_name)
+        if auxiliary_name_scope and ns_name:
+            ns_ctx = name_scope(ns_name)
+        else:  # TF1 keeps the current name scope (the root scope re-entered opens none)
+            ns_ctx = contextlib.nullcontext(get_default_graph().get_name_scope())
         with ns_ctx as ns:
             scope = VariableScope(
                 new_reuse, name=full_name,
@@ -279,7 +282,9 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                 regularizer=regularizer if regularizer is not None else base.regularizer,
                 caching_device=caching_device or base.caching_device, partitioner=partitioner or base.partitioner,
                 custom_getter=custom_getter or base.custom_getter,
-                name_scope=ns if isinstance(ns, str) and ns.endswith("/") else f"{ns}/",
+                # A scope object entered again keeps its original name scope, whatever name scope it opens.
+                name_scope=(name_or_scope.original_name_scope if isinstance(name_or_scope, VariableScope)
+                            else ns if ns.endswith("/") or not ns else f"{ns}/"),
                 dtype=dtype if dtype is not None else base.dtype,
                 use_resource=use_resource if use_resource is not None else base.use_resource,
                 constraint=constraint if constraint is not None else base.constraint)

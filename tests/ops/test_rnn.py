@@ -34,3 +34,18 @@ def test_default_scope_names_restart_in_a_scope_entered_again():
         with tf.variable_scope(None, default_name="b") as s:
             names.append((s.name, s.original_name_scope))
     assert names == [("a/b", "a/b/"), ("a/b", "a_1/b/"), ("b", "b/"), ("b_1", "b_1/")]
+
+
+def test_scope_object_entered_again_keeps_its_original_name_scope():
+    # TF 2.15: ('scale/', 'scale_1/Const:0'); the root scope re-entered opens no name scope;
+    # auxiliary_name_scope=False keeps the current name scope.
+    with tf.variable_scope("scale") as sc:
+        pass
+    with tf.variable_scope(sc) as s2:
+        assert (s2.original_name_scope, tf.constant(1).name) == ("scale/", "scale_1/Const:0")
+    with tf.name_scope("foo"):
+        with tf.variable_scope(tf.get_variable_scope()) as s:
+            assert (s.original_name_scope, tf.constant(1).name) == ("", "foo/Const:0")
+    with tf.variable_scope("outer"):
+        with tf.variable_scope("x", auxiliary_name_scope=False) as s:
+            assert (s.name, s.original_name_scope, tf.constant(1).name) == ("outer/x", "outer/", "outer/Const:0")
