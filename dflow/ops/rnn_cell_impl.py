@@ -390,7 +390,9 @@ def _as_units(num_units, what: str) -> int:
     return num_units
 
 
-def _input_depth(inputs_shape) -> int:
+def _input_depth(cell, inputs_shape) -> int:
+    """The input's last dimension, which ``build`` needs known; checks the cell's dtype too."""
+    _check_supported_dtypes(cell.dtype)
     dims = as_shape(inputs_shape).as_list() if as_shape(inputs_shape).ndims else [None]
     if dims[-1] is None:
         raise ValueError(f"Expected inputs.shape[-1] to be known, received shape: {tuple(dims)}")
@@ -413,8 +415,7 @@ class BasicRNNCell(LayerRNNCell):
     output_size = property(lambda self: self._num_units)
 
     def build(self, inputs_shape):
-        depth = _input_depth(inputs_shape)
-        _check_supported_dtypes(self.dtype)
+        depth = _input_depth(self, inputs_shape)
         self._kernel = self.add_weight(_KERNEL, shape=[depth + self._num_units, self._num_units])
         self._bias = self.add_weight(_BIAS, shape=[self._num_units], initializer=init_ops.zeros_initializer())
         self.built = True
@@ -446,8 +447,7 @@ class GRUCell(LayerRNNCell):
     output_size = property(lambda self: self._num_units)
 
     def build(self, inputs_shape):
-        depth = _input_depth(inputs_shape)
-        _check_supported_dtypes(self.dtype)
+        depth = _input_depth(self, inputs_shape)
         n = self._num_units
         bias_init = self._bias_initializer
         self._gate_kernel = self.add_weight(f"gates/{_KERNEL}", shape=[depth + n, 2 * n],
@@ -524,8 +524,7 @@ class BasicLSTMCell(LayerRNNCell):
     output_size = property(lambda self: self._num_units)
 
     def build(self, inputs_shape):
-        depth = _input_depth(inputs_shape)
-        _check_supported_dtypes(self.dtype)
+        depth = _input_depth(self, inputs_shape)
         n = self._num_units
         self._kernel = self.add_weight(_KERNEL, shape=[depth + n, 4 * n])
         self._bias = self.add_weight(_BIAS, shape=[4 * n], initializer=init_ops.zeros_initializer())
@@ -583,8 +582,7 @@ class LSTMCell(LayerRNNCell):
     output_size = property(lambda self: self._output_size)
 
     def build(self, inputs_shape):
-        depth = _input_depth(inputs_shape)
-        _check_supported_dtypes(self.dtype)
+        depth = _input_depth(self, inputs_shape)
         n = self._num_units
         h_depth = n if self._num_proj is None else self._num_proj
         self._kernel = self.add_weight(_KERNEL, shape=[depth + h_depth, 4 * n], initializer=self._initializer)
