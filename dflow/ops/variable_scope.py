@@ -175,17 +175,18 @@ class _VariableStore:
             def initial_value():
                 return initializer(dims, dtype=dtype, partition_info=partition_info)
 
-        with control_dependencies(None):
+        graph = _outermost_graph()
+        with graph.as_default(), name_scope(None), control_dependencies(None):
             v = Variable(initial_value=initial_value, trainable=True if trainable is None else trainable,
                          collections=collections, validate_shape=validate_shape, name=name,
                          dtype=dtype if not isinstance(initial_value, Tensor) else None, constraint=constraint,
                          use_resource=use_resource)
-        self.vars[name] = v
-        if regularizer is not None:
-            with name_scope(f"{name}/Regularizer/"):
-                loss = regularizer(v)
-            if loss is not None:
-                get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+            self.vars[name] = v
+            if regularizer is not None:
+                with name_scope(f"{name}/Regularizer/"):
+                    loss = regularizer(v)
+                if loss is not None:
+                    graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
 
     def _get_partitioned_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
@@ -263,8 +264,17 @@ def _default_initializer(name, dtype):
     raise ValueError(f"An initializer for variable {name} of {dtype.name} is required")
 
 
+def _outermost_graph(graph=None):
+    """The graph that holds variables: a loop body or cond branch (a FuncGraph) creates
+    and scopes its variables in the graph enclosing it, as TF's ``init_scope`` does."""
+    graph = graph if graph is not None else get_default_graph()
+    while getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
+    return graph
+
+
 def _store() -> _VariableStore:
-    att = get_default_graph()._attachments
+    att = _outermost_graph()._attachments
     store = att.get("variable_store")
     if store is None:
         store = att["variable_store"] = _VariableStore()
@@ -272,7 +282,7 @@ def _store() -> _VariableStore:
 
 
 def _scope_stack() -> list:
-    att = get_default_graph()._attachments
+    att = _outermost_graph()._attachments
     stack = att.get("variable_scope_stack")
     if stack is None:
         stack = att["variable_scope_stack"] = [VariableScope(False)]
@@ -328,6 +338,7 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     with graph.as_default():
         stack = _scope_stack()
         parent = stack[-1]
+        counts = _store().scope_counts
         if isinstance(name_or_scope, VariableScope):
             base = name_or_scope
             full_name = base.name
@@ -335,25 +346,32 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
             ns_name = base.name.split("/")[-1]
         else:
             if name_or_scope is None:
-                counts = _store().scope_counts
                 prefix = f"{parent.name}/{default_name}" if parent.name else default_name
-                n = counts.get(prefix, 0)
-                counts[prefix] = n + 1
-                short = default_name if n == 0 else f"{default_name}_{n}"
+                short = default_name
+                if counts.get(prefix, 0):
+                    idx = 1
+                    while counts.get(f"{prefix}_{idx}", 0):
+                        idx += 1
+                    short = f"{default_name}_{idx}"
             else:
                 short = name_or_scope
-                prefix = f"{parent.name}/{short}" if parent.name else short
-                _store().scope_counts[prefix] = _store().scope_counts.get(prefix, 0) + 1
             base = parent
             full_name = f"{parent.name}/{short}" if parent.name else short
             # With a default name, TF1 uniquifies the name scope by itself: the variable scope
             # "scale_1" may sit in name scope "scale_2/" when other "scale" name scopes exist.
             ns_name = short if name_or_scope is not None else default_name
+        counts[full_name] = counts.get(full_name, 0) + 1
+        # As TF1: leaving a named scope forgets the default names used inside it (so "rnn" entered
+        # again names a new cell "rnn/basic_lstm_cell" again); leaving a scope object restores them.
+        saved_counts = dict(counts) if isinstance(name_or_scope, VariableScope) else None
         new_reuse = reuse if reuse is not None else (base.reuse if isinstance(name_or_scope, VariableScope)
                                                      else parent.reuse)
         if parent.reuse is True and new_reuse is not AUTO_REUSE:
             new_reuse = True
-        ns_ctx = name_scope(ns_name) if auxiliary_name_scope else contextlib.nullcontext(ns_name)
+        if auxiliary_name_scope and ns_name:
+            ns_ctx = name_scope(ns_name)
+        else:  # TF1 keeps the current name scope (the root scope re-entered opens none)
+            ns_ctx = contextlib.nullcontext(get_default_graph().get_name_scope())
         with ns_ctx as ns:
             scope = VariableScope(
                 new_reuse, name=full_name,
@@ -361,7 +379,9 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                 regularizer=regularizer if regularizer is not None else base.regularizer,
                 caching_device=caching_device or base.caching_device, partitioner=partitioner or base.partitioner,
                 custom_getter=custom_getter or base.custom_getter,
-                name_scope=ns if isinstance(ns, str) and ns.endswith("/") else f"{ns}/",
+                # A scope object entered again keeps its original name scope, whatever name scope it opens.
+                name_scope=(name_or_scope.original_name_scope if isinstance(name_or_scope, VariableScope)
+                            else ns if ns.endswith("/") or not ns else f"{ns}/"),
                 dtype=dtype if dtype is not None else base.dtype,
                 use_resource=use_resource if use_resource is not None else base.use_resource,
                 constraint=constraint if constraint is not None else base.constraint)
@@ -370,6 +390,14 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                 yield scope
             finally:
                 stack.pop()
+                if saved_counts is not None:
+                    counts.clear()
+                    counts.update(saved_counts)
+                else:
+                    inner = full_name + "/"
+                    for k in counts:
+                        if k.startswith(inner):
+                            counts[k] = 0
 
 
 @tf_export("variable_op_scope")
