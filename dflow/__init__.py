@@ -50,6 +50,8 @@ from dflow.ops import counting_ops as _counting_ops  # noqa: F401 - tf.bincount,
 from dflow.ops import partition_ops as _partition_ops  # noqa: F401 - tf.dynamic_partition/stitch, tf.roll, ...
 from dflow.ops import scatter_ops as _scatter_ops  # noqa: F401 - tf.tensor_scatter_nd_*, tf.scatter_nd_*, tf.scatter_div/min/max
 from dflow.ops import segment_ops as _segment_ops  # noqa: F401 - tf.segment_*, tf.unsorted_segment_*, tf.sparse.segment_*
+from dflow.ops import sparse_ops as _sparse_ops  # noqa: F401 - tf.sparse.* (build, convert, rearrange)
+from dflow.ops import sparse_math_ops as _sparse_math_ops  # noqa: F401 - tf.sparse.add/reduce_*/matmul/..., tf.edit_distance
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
 from dflow.ops import variables as _variables  # noqa: F401
