@@ -69,6 +69,11 @@ from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - 
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
 from dflow.ops import template as _template  # noqa: F401, E402 - tf.make_template
 from dflow.ops import rnn_cell_impl as _rnn_cell_impl  # noqa: F401, E402 - tf.nn.rnn_cell.*
+from dflow.platform import app as _platform_app  # noqa: F401, E402 - tf.app.run, tf.flags, tf.app.flags
+from dflow.platform import tf_logging as _tf_logging  # noqa: F401, E402 - tf.logging.*, tf.get_logger
+from dflow.platform import testcase as _testcase  # noqa: F401, E402 - tf.test.TestCase
+from dflow.platform import testing as _testing  # noqa: F401, E402 - tf.test.*
+from dflow.ops import gradient_checker as _gradient_checker  # noqa: F401, E402 - tf.test.compute_gradient(_error)
 
 __version__ = "0.1.0"
 

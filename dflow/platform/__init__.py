@@ -1,0 +1,1 @@
+"""TF1's platform helpers: ``tf.app``, ``tf.flags``, ``tf.logging``, ``tf.test`` and friends."""
