@@ -197,7 +197,7 @@ def next_record(stream, offset: int):
                                                f"requested")
     data = body[:length]
     if masked_crc32c(data) != struct.unpack("<I", body[length:])[0]:
-        raise errors.DataLossError(None, None, f"corrupted record at {offset}")
+        raise errors.DataLossError(None, None, f"corrupted record at {offset + 12}")  # TF names the data's offset
     return data, offset + 16 + length
 
 
@@ -212,15 +212,17 @@ class RecordIterator:
         return self
 
     def __next__(self) -> bytes:
-        if self._stream is None:
-            raise StopIteration
-        got = next_record(self._stream, self._offset)
+        got = None if self._stream is None else next_record(self._stream, self._offset)
         if got is None:
-            self._stream.close()
-            self._stream = None
+            self.close()
             raise StopIteration
         data, self._offset = got
         return data
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
 
 
 @tf_export("io.tf_record_iterator", "python_io.tf_record_iterator")

@@ -92,7 +92,10 @@ def test_errors(tmp_path):
     bad[2] ^= 1
     fails(tf.errors.DataLossError, "corrupted record at 0 (Is this even a TFRecord file?)", bytes(bad))
     bad = bytearray(b)
-    bad[40] ^= 1  # record 2's data
+    bad[28] ^= 1  # record 1's data: TF names the data's offset
+    fails(tf.errors.DataLossError, "corrupted record at 28", bytes(bad))
+    bad = bytearray(b)
+    bad[40] ^= 1  # record 2's length
     fails(tf.errors.DataLossError, "corrupted record at 33", bytes(bad))
     fails(tf.errors.DataLossError, "corrupted record at 0 (Is this even a TFRecord file?)",
           bytes.fromhex(TF_FLUSHED["ZLIB"]))
