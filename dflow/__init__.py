@@ -22,6 +22,7 @@ from dflow._api import export_value as _export
 from dflow.framework import dtypes as _dtypes
 from dflow.framework import composite as _composite
 from dflow.framework import errors as errors
+from dflow.framework import file_io as _file_io  # noqa: F401 - tf.gfile.*, tf.io.gfile.*
 from dflow.framework import graph as _graph
 from dflow.framework import mode as _mode  # noqa: F401
 from dflow.framework import tensor_shape as _tensor_shape
@@ -63,6 +64,7 @@ from dflow import data  # noqa: F401, E402 - tf.data.*, tf.io.decode_csv
 from dflow import cluster  # noqa: F401, E402 - tf.LocalCluster, tf.train.ClusterSpec, tf.train.Server
 from dflow import feature_column  # noqa: F401, E402 - tf.feature_column.*, tf.tables_initializer
 from dflow import summary  # noqa: F401, E402 - tf.summary.*, tf.train.SummarySaverHook
+from dflow.framework import tf_record as _tf_record  # noqa: F401, E402 - tf.io.TFRecordWriter, tf.python_io.*
 from dflow import estimator  # noqa: F401, E402 - tf.estimator.*
 from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, tf.Print, tf.print
 from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians

@@ -23,13 +23,14 @@ from dflow.data.iterator_ops import (
     make_initializable_iterator,
     make_one_shot_iterator,
 )
-from dflow.data.readers import TextLineDataset
+from dflow.data.readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 from dflow.ops import parsing_ops as _parsing_ops  # noqa: F401 - tf.io.decode_csv
 
 Dataset = DatasetV1
 
-__all__ = ["AUTOTUNE", "Dataset", "Iterator", "TextLineDataset", "get_output_classes", "get_output_shapes",
-           "get_output_types", "make_initializable_iterator", "make_one_shot_iterator"]
+__all__ = ["AUTOTUNE", "Dataset", "FixedLengthRecordDataset", "Iterator", "TFRecordDataset", "TextLineDataset",
+           "get_output_classes", "get_output_shapes", "get_output_types", "make_initializable_iterator",
+           "make_one_shot_iterator"]
 
 # Imported after ``import dflow`` finished installing names: install ours now.
 _root = _sys.modules.get("dflow")
