@@ -66,6 +66,7 @@ from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - 
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
 from dflow.ops import template as _template  # noqa: F401, E402 - tf.make_template
 from dflow.ops import image_ops as _image_ops  # noqa: F401, E402 - tf.image.*
+from dflow.ops import image_color as _image_color  # noqa: F401, E402 - tf.image colour conversions and adjustments
 
 __version__ = "0.1.0"
 

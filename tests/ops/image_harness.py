@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import dflow as tf
 
@@ -34,3 +35,17 @@ def check_case(tensor, value, expected, same_name=True, tolerance=None) -> None:
         assert list(got.ravel()) == list(values)
     else:
         np.testing.assert_array_equal(got.ravel(), np.asarray(values))
+
+
+def tf_case_test(cases, expected: dict, names_differ=(), tolerance=None):
+    """The module's ``test_matches_tf``: every case of ``cases`` against ``expected``."""
+    results = {}
+
+    @pytest.mark.parametrize("key", sorted(expected))
+    def test_matches_tf(key):
+        if not results:
+            results.update(run_cases(cases))
+        tensor, value = results[key]
+        check_case(tensor, value, expected[key], key not in names_differ, (tolerance or {}).get(key))
+
+    return test_matches_tf

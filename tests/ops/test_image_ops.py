@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from tests.ops.image_harness import check_case, run_cases
+from tests.ops.image_harness import tf_case_test
 
 X = (np.arange(2 * 3 * 4 * 2) % 7).astype(np.float32).reshape(2, 3, 4, 2) - 2.5
 U8 = np.array([[[0, 1, 127], [128, 200, 255]]], np.uint8)
@@ -145,15 +145,7 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def results():
-    return run_cases(cases)
-
-
-@pytest.mark.parametrize("key", sorted(EXPECTED))
-def test_matches_tf(results, key):
-    tensor, value = results[key]
-    check_case(tensor, value, EXPECTED[key], key not in NAMES_DIFFER, TOLERANCE.get(key))
+test_matches_tf = tf_case_test(cases, EXPECTED, NAMES_DIFFER, TOLERANCE)
 
 
 @pytest.mark.parametrize("fn", [
