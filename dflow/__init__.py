@@ -76,6 +76,8 @@ from dflow.platform import tf_logging as _tf_logging  # noqa: F401, E402 - tf.lo
 from dflow.platform import testcase as _testcase  # noqa: F401, E402 - tf.test.TestCase
 from dflow.platform import testing as _testing  # noqa: F401, E402 - tf.test.*
 from dflow.ops import gradient_checker as _gradient_checker  # noqa: F401, E402 - tf.test.compute_gradient(_error)
+from dflow.ops import image_ops as _image_ops  # noqa: F401, E402 - tf.image.*
+from dflow.ops import image_color as _image_color  # noqa: F401, E402 - tf.image colour conversions and adjustments
 
 __version__ = "0.1.0"
 
