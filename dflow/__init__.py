@@ -54,6 +54,8 @@ from dflow.ops import segment_ops as _segment_ops  # noqa: F401 - tf.segment_*, 
 from dflow.ops import sparse_ops as _sparse_ops  # noqa: F401 - tf.sparse.* (build, convert, rearrange)
 from dflow.ops import sparse_math_ops as _sparse_math_ops  # noqa: F401 - tf.sparse.add/reduce_*/matmul/..., tf.edit_distance
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
+from dflow.ops import string_ops as _string_ops  # noqa: F401 - tf.strings.to_hash_bucket*, tf.fingerprint
+from dflow.ops import string_text_ops as _string_text_ops  # noqa: F401 - tf.strings.join/substr/regex_*/format/...
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
 from dflow.ops import variables as _variables  # noqa: F401
 from dflow.ops import partitioned_variables as _partitioned_variables  # noqa: F401 - tf.fixed_size_partitioner, ...

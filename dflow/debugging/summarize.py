@@ -92,4 +92,5 @@ def summarize_v2(value, summarize: int = 3, indent: int = 0) -> str:
     if arr.ndim == 1:
         return "[" + " ".join("..." if i is None else format_element(arr[i], True) for i in rows) + "]"
     parts = ["..." if i is None else summarize_v2(arr[i], summarize, indent + 1) for i in rows]
-    return "[" + ("\n" + " " * (indent + 1)).join(parts) + "]"
+    # numpy's layout: a blank line between blocks of rank 3 and more.
+    return "[" + ("\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"

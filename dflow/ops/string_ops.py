@@ -1,4 +1,5 @@
-"""String hashing ops: ``tf.strings.to_hash_bucket_fast`` and ``tf.strings.as_string``.
+"""String hashing ops: ``tf.strings.to_hash_bucket_fast`` (and ``_strong``, the deprecated
+``to_hash_bucket``), ``tf.fingerprint`` and ``tf.strings.as_string``.
 
 TF1 hashes strings into buckets with FarmHash's ``Fingerprint64``
 (``farmhashna::Hash64``): ``to_hash_bucket_fast(s, n) == Fingerprint64(s) mod
@@ -180,6 +181,66 @@ def fingerprint_cat64(fp1: int, fp2: int) -> int:
     return _shift_mix(result)
 
 
+def hash64(s: bytes, seed: int = 0xDECAFCAFFE) -> int:
+    """TensorFlow's own ``Hash64`` (``tensorflow/core/lib/hash/hash.cc``, a MurmurHash64A
+    variant): what the deprecated ``tf.string_to_hash_bucket`` buckets by.
+
+    >>> hash64(b"hello") % 1000
+    938
+    """
+    n = len(s)
+    h = (seed ^ (n * _KMUL)) & _M
+    end = n - n % 8
+    for i in range(0, end, 8):
+        k = (_fetch64(s, i) * _KMUL) & _M
+        k ^= k >> 47
+        h ^= (k * _KMUL) & _M
+        h = (h * _KMUL) & _M
+    if n % 8:
+        h ^= int.from_bytes(s[end:], "little")
+        h = (h * _KMUL) & _M
+    h ^= h >> 47
+    h = (h * _KMUL) & _M
+    return h ^ (h >> 47)
+
+
+def _sip_round(v0: int, v1: int, v2: int, v3: int) -> tuple:
+    v0 = (v0 + v1) & _M
+    v1 = _rotl(v1, 13) ^ v0
+    v0 = _rotl(v0, 32)
+    v2 = (v2 + v3) & _M
+    v3 = _rotl(v3, 16) ^ v2
+    v0 = (v0 + v3) & _M
+    v3 = _rotl(v3, 21) ^ v0
+    v2 = (v2 + v1) & _M
+    v1 = _rotl(v1, 17) ^ v2
+    v2 = _rotl(v2, 32)
+    return v0, v1, v2, v3
+
+
+def _rotl(v: int, shift: int) -> int:
+    return ((v << shift) | (v >> (64 - shift))) & _M
+
+
+def siphash24(key: tuple, s: bytes) -> int:
+    """SipHash-2-4 of ``s`` under the 128-bit ``key`` (two uint64 words), as TF's
+    ``StrongKeyedHash`` (highwayhash's ``SipHash``) behind ``to_hash_bucket_strong``."""
+    k0, k1 = (int(k) & _M for k in key)
+    v0, v1 = k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D
+    v2, v3 = k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573
+    n = len(s)
+    end = n - n % 8
+    for i in range(0, end + 8, 8):
+        m = _fetch64(s, i) if i < end else int.from_bytes(s[end:], "little") | ((n & 0xFF) << 56)
+        v3 ^= m
+        v0, v1, v2, v3 = _sip_round(*_sip_round(v0, v1, v2, v3))
+        v0 ^= m
+    v2 ^= 0xFF
+    for _ in range(4):
+        v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+    return v0 ^ v1 ^ v2 ^ v3
+
+
 def as_bytes(value) -> bytes:
     """A string element as bytes (str is encoded as UTF-8)."""
     if isinstance(value, bytes):
@@ -191,25 +252,57 @@ def as_bytes(value) -> bytes:
     raise errors.InvalidArgumentError(None, None, f"Expected a string element, got {type(value).__name__}")
 
 
-# -- StringToHashBucketFast ---------------------------------------------------------------
+# -- StringToHashBucketFast, StringToHashBucket, StringToHashBucketStrong ----------------------------
 
 
-def _to_hash_bucket_infer(op):
-    x = op._inputs[0]
+def string_input(value, op_type: str, arg: str = "input"):
+    """``value`` as a string Tensor, or TF's TypeError naming ``op_type`` and ``arg``."""
+    x = convert_to_tensor(value, name=arg, preferred_dtype=dtypes.string)
     if x.dtype is not dtypes.string:
-        raise TypeError(f"Input 'input' of 'StringToHashBucketFast' Op has type {x.dtype.name} that does not "
-                        f"match expected type of string.")
-    return [(dtypes.int64, x.shape)]
+        raise TypeError(f"Input '{arg}' of '{op_type}' Op has type {x.dtype.name} that does not match expected "
+                        f"type of string.")
+    return x
 
 
-def _to_hash_bucket_kernel(x, num_buckets):
+def map_strings(x, fn, dtype=object):
+    """``fn(bytes)`` applied to every element of the string array ``x``, as an array of ``dtype``."""
     flat = np.asarray(x, dtype=object).ravel()
-    out = np.fromiter((fingerprint64(as_bytes(s)) % num_buckets for s in flat), dtype=np.int64, count=flat.size)
+    if dtype is object:
+        out = np.empty(flat.size, dtype=object)
+        out[:] = [fn(as_bytes(v)) for v in flat]
+    else:
+        out = np.fromiter((fn(as_bytes(v)) for v in flat), dtype=dtype, count=flat.size)
     return out.reshape(np.shape(x))
 
 
-register("StringToHashBucketFast", infer=_to_hash_bucket_infer, kernel=_to_hash_bucket_kernel, gpu=False)
-not_differentiable("StringToHashBucketFast")
+def _to_hash_bucket_infer(op):
+    return [(dtypes.int64, op._inputs[0].shape)]
+
+
+def _hash_bucket_kernel(hash_fn):
+    def kernel(x, num_buckets, key=None):
+        if key is not None and len(key) != 2:
+            raise errors.InvalidArgumentError(None, None, f"Key must have 2 elements, got {len(key)}")
+        h = hash_fn if key is None else functools.partial(siphash24, key)
+        return map_strings(x, lambda s: h(s) % num_buckets, np.int64)
+
+    return kernel
+
+
+for _type, _fn in (("StringToHashBucketFast", fingerprint64), ("StringToHashBucket", hash64),
+                   ("StringToHashBucketStrong", siphash24)):
+    register(_type, infer=_to_hash_bucket_infer, kernel=_hash_bucket_kernel(_fn), gpu=False)
+    not_differentiable(_type)
+
+
+def _hash_bucket(op_type: str, arg: str, input, num_buckets, name, attrs=None):  # noqa: A002
+    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)):
+        raise TypeError(f"Expected int for argument 'num_buckets' not {num_buckets!r}.")
+    if num_buckets < 1:
+        raise ValueError(f"Attr 'num_buckets' of '{op_type}' Op passed {num_buckets} less than minimum 1.")
+    with name_scope(name, op_type, [input]) as scope:
+        x = string_input(input, op_type, arg)
+        return apply_op(op_type, [x], {"num_buckets": int(num_buckets), **(attrs or {})}, name=scope).outputs[0]
 
 
 @tf_export("strings.to_hash_bucket_fast", "string_to_hash_bucket_fast")
@@ -221,17 +314,67 @@ def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002 - T
     ...     s.run(tf.strings.to_hash_bucket_fast(["hello", ""], 1000)).tolist()
     [296, 263]
     """
-    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)):
-        raise TypeError(f"Expected int for argument 'num_buckets' not {num_buckets!r}.")
-    if num_buckets < 1:
-        raise ValueError(f"Attr 'num_buckets' of 'StringToHashBucketFast' Op passed {num_buckets} less than "
-                         f"minimum 1.")
-    with name_scope(name, "StringToHashBucketFast", [input]) as scope:
-        x = convert_to_tensor(input, name="input")
-        if x.dtype is not dtypes.string:
-            raise TypeError(f"Input 'input' of 'StringToHashBucketFast' Op has type {x.dtype.name} that does not "
-                            f"match expected type of string.")
-        return apply_op("StringToHashBucketFast", [x], {"num_buckets": int(num_buckets)}, name=scope).outputs[0]
+    return _hash_bucket("StringToHashBucketFast", "input", input, num_buckets, name)
+
+
+@tf_export("strings.to_hash_bucket", "string_to_hash_bucket")
+def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):  # noqa: A002
+    """Hashes each string to ``Hash64(s) mod num_buckets`` with TF's older ``Hash64`` (deprecated in TF1
+    in favour of ``to_hash_bucket_fast``, whose buckets differ)."""
+    if input is not None:
+        string_tensor = input
+    return _hash_bucket("StringToHashBucket", "string_tensor", string_tensor, num_buckets, name)
+
+
+@tf_export("strings.to_hash_bucket_strong", "string_to_hash_bucket_strong")
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """Hashes each string to ``SipHash-2-4(key, s) mod num_buckets``; ``key`` is two ints."""
+    key = tuple(int(k) & _M for k in key)
+    return _hash_bucket("StringToHashBucketStrong", "input", input, num_buckets, name, {"key": key})
+
+
+# -- Fingerprint ---------------------------------------------------------------------------------
+
+
+def _fingerprint_infer(op):
+    x = op._inputs[0]
+    if x.shape.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return [(dtypes.uint8, x.shape[:1].concatenate([8]))]
+
+
+def _fingerprint_kernel(data, method):
+    method = as_bytes(np.asarray(method, dtype=object).item())
+    if method != b"farmhash64":
+        raise errors.InvalidArgumentError(None, None, f"Unsupported fingerprint method is used: {method.decode()}")
+    data = np.asarray(data)
+    rows = data.shape[0]
+    if data.dtype == object:
+        # Each string is fingerprinted, then each row's fingerprints (8 little-endian bytes each).
+        prints = map_strings(data, fingerprint64, np.uint64).reshape(rows, -1)
+        if prints.shape[1] == 1:
+            out = prints[:, 0]
+        else:
+            out = np.fromiter((fingerprint64(r.astype("<u8").tobytes()) for r in prints), np.uint64, count=rows)
+    else:
+        flat = np.ascontiguousarray(data.reshape(rows, -1)).astype(data.dtype.newbyteorder("<"))
+        out = np.fromiter((fingerprint64(r.tobytes()) for r in flat), np.uint64, count=rows)
+    return out.astype("<u8").view(np.uint8).reshape(rows, 8)
+
+
+register("Fingerprint", infer=_fingerprint_infer, kernel=_fingerprint_kernel, gpu=False)
+not_differentiable("Fingerprint")
+
+
+@tf_export("fingerprint")
+def fingerprint(data, method="farmhash64", name=None):
+    """A uint8 ``[batch, 8]`` fingerprint of each row ``data[i]`` (FarmHash ``Fingerprint64``,
+    little-endian), portable across platforms as TF's: a row of strings is fingerprinted
+    string by string, then over the concatenated fingerprints."""
+    with name_scope(name, "Fingerprint", [data]) as scope:
+        x = convert_to_tensor(data, name="data")
+        m = convert_to_tensor(method, dtype=dtypes.string, name="method")
+        return apply_op("Fingerprint", [x, m], name=scope).outputs[0]
 
 
 # -- AsString (integers and bools) ----------------------------------------------------------

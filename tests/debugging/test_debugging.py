@@ -44,7 +44,7 @@ def test_tf_print_format_matches_tf1():
     assert summarize_v2(np.arange(10), 3) == "[0 1 2 ... 7 8 9]"
     assert summarize_v2(np.array([[1.5, 2], [3, 4]])) == "[[1.5 2]\n [3 4]]"
     assert summarize_v2(np.arange(24).reshape(2, 3, 4)) == (
-        "[[[0 1 2 3]\n  [4 5 6 7]\n  [8 9 10 11]]\n [[12 13 14 15]\n  [16 17 18 19]\n  [20 21 22 23]]]")
+        "[[[0 1 2 3]\n  [4 5 6 7]\n  [8 9 10 11]]\n\n [[12 13 14 15]\n  [16 17 18 19]\n  [20 21 22 23]]]")
     assert summarize_v2(np.array([b"a", b"b"], object)) == '["a" "b"]'
     assert summarize_v2(np.arange(10), 2) == "[0 1 ... 8 9]"
 
