@@ -42,7 +42,9 @@ def run(args) -> dict:
     import dflow as tf
     from dflow.datasets import iris
 
-    logging.getLogger("dflow").setLevel(logging.WARNING)
+    library_logger = logging.getLogger("dflow")
+    level = library_logger.level
+    progress = _show_progress()
     t0 = time.perf_counter()
     (train_x, train_y), (test_x, test_y) = iris.load_data()
     feature_columns = [tf.feature_column.numeric_column(key=key) for key in train_x]
@@ -69,8 +71,8 @@ def run(args) -> dict:
             print(f"Dashboard: {cluster.dashboard_link}", flush=True)
         model_dir = args.model_dir or tempfile.mkdtemp(prefix="dflow-demo-")
         config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=0, save_checkpoints_secs=None,
-                                        save_checkpoints_steps=args.steps, log_step_count_steps=args.steps,
-                                        **config_kw)
+                                        save_checkpoints_steps=args.steps,
+                                        log_step_count_steps=max(1, args.steps // 5), **config_kw)
         classifier = tf.estimator.DNNClassifier(feature_columns=feature_columns, hidden_units=[10, 10],
                                                 n_classes=3, config=config)
         t_train = time.perf_counter()
@@ -91,8 +93,27 @@ def run(args) -> dict:
         return {"accuracy": float(eval_result["accuracy"]), "predictions": predictions, "lines": lines,
                 "train_seconds": train_s, "seconds": total_s, "model_dir": model_dir}
     finally:
+        library_logger.removeHandler(progress)
+        library_logger.setLevel(level)
         if cluster is not None:
             cluster.close()
+
+
+class _ProgressOnly(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or record.getMessage().startswith(("loss = ", "global_step/sec"))
+
+
+def _show_progress() -> logging.Handler:
+    """Prints the Estimator's ``loss = ..., step = ...`` and ``global_step/sec`` lines as TF1 logs them
+    (``INFO:tensorflow:...``) while the demo trains; the library's other INFO messages stay quiet."""
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("%(levelname)s:tensorflow:%(message)s"))
+    handler.addFilter(_ProgressOnly())
+    logger = logging.getLogger("dflow")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    return handler
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -200,7 +200,7 @@ class LoggingTensorHook(SessionRunHook):
             if self._formatter:
                 _log.info("%s", self._formatter(tensor_values))
                 return
-            line = ", ".join(f"{tag} = {tensor_values[tag]}" for tag in self._tag_order)
+            line = ", ".join(f"{tag} = {tensor_values[tag]!s}" for tag in self._tag_order)
         if elapsed_secs is not None:
             _log.info("%s (%.3f sec)", line, elapsed_secs)
         else:

@@ -32,6 +32,11 @@ def test_demo_in_process_ends_clean_with_progress_and_predictions(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     _assert_clean(out.stderr)
     assert out.stdout.rstrip().splitlines()[-3].startswith('Prediction is "Virginica"')
+    # TF1's progress lines while it trains, before the summary.
+    progress = [line for line in out.stdout.splitlines() if line.startswith("INFO:tensorflow:")]
+    assert progress[0].startswith("INFO:tensorflow:loss = ") and progress[0].endswith(", step = 0")
+    assert any(line.startswith("INFO:tensorflow:global_step/sec: ") for line in progress)
+    assert out.stdout.index("INFO:tensorflow:loss") < out.stdout.index("Test set accuracy")
 
 
 _SCRIPT = """
