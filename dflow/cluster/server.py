@@ -26,6 +26,8 @@ TF1-style launch script where every process makes a ``Server`` works::
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import threading
 import weakref
@@ -366,6 +368,7 @@ class _Runtime:
         self.done = threading.Event()
         self.scheduler = None
         self.worker = None
+        self._quiet = contextlib.ExitStack()
         self._thread = threading.Thread(target=self._run, name=f"dflow-server {name}", daemon=True)
         self._thread.start()
 
@@ -378,6 +381,11 @@ class _Runtime:
             self.loop.close()
 
     def start(self, scheduler: dict | None, worker: dict | None, timeout: float) -> None:
+        from distributed.utils import silence_logging_cmgr
+
+        # As Dask's LocalCluster: the in-process scheduler and worker log warnings and errors,
+        # not their start-up and shutdown INFO lines, while the server lives.
+        self._quiet.enter_context(silence_logging_cmgr(logging.WARN))
         asyncio.run_coroutine_threadsafe(self._start(scheduler, worker), self.loop).result(timeout + 5)
 
     async def _start(self, scheduler_opts, worker_opts) -> None:
@@ -427,3 +435,4 @@ class _Runtime:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout)
         self.done.set()
+        self._quiet.close()

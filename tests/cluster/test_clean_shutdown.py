@@ -105,3 +105,27 @@ def test_dflow_cluster_stops_clean_on_ctrl_c():
         if p.poll() is None:
             p.kill()
             p.wait(10)
+
+
+@pytest.mark.cluster
+def test_a_tf_train_server_script_is_quiet_and_clean(tmp_path):
+    script = tmp_path / "server_job.py"
+    script.write_text(textwrap.dedent("""
+        import dflow as tf
+
+
+        def main():
+            server = tf.train.Server.create_local_server()
+            with tf.Session(server.target) as sess:
+                print("value", sess.run(tf.constant(2.0) * 3.0))
+            print("done")
+
+
+        if __name__ == "__main__":
+            main()
+    """))
+    out = _run([sys.executable, str(script)], tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["value", "6.0", "done"]
+    # No errors, and not Dask's start-up and shutdown INFO lines either.
+    assert out.stderr.strip() == "", out.stderr[-3000:]
