@@ -34,3 +34,4 @@ from dflow.train import queue_runner as _queue_runner  # noqa: F401  (tf.train.Q
 from dflow.train import session_manager as _session_manager  # noqa: F401  (tf.train.SessionManager)
 from dflow.train import supervisor as _supervisor  # noqa: F401  (tf.train.Supervisor)
 from dflow.train import sync_replicas_optimizer as _sync_replicas  # noqa: F401  (tf.train.SyncReplicasOptimizer)
+from dflow.train import tracking as _tracking  # noqa: F401  (tf.train.Checkpoint, CheckpointManager)
