@@ -420,7 +420,8 @@ class CheckpointManager:
         return list(self._maybe_delete)
 
     def save(self, checkpoint_number=None, check_interval=True, options=None, session=None):
-        """Saves ``<directory>/<checkpoint_name>-<n>`` (n: ``checkpoint_number``, else the save counter) and deletes the oldest beyond ``max_to_keep``; returns the path,
+        """Saves ``<directory>/<checkpoint_name>-<n>`` (n: ``checkpoint_number``, else the save counter)
+        and deletes the oldest beyond ``max_to_keep``; returns the path,
         or None when ``checkpoint_interval`` says it is too early."""
         session = _session(session)
         if self._interval is not None and check_interval:
