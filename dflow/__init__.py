@@ -33,6 +33,7 @@ from dflow.ops import constant_op as _constant_op  # noqa: F401
 from dflow.ops import control_flow_ops as _control_flow_ops  # noqa: F401
 from dflow.ops import gradients_impl as _gradients_impl  # noqa: F401
 from dflow.ops import linalg_ops as _linalg_ops  # noqa: F401
+from dflow.ops import linalg_extra as _linalg_extra  # noqa: F401 - tf.linalg.expm, lu, pinv, tridiagonal_solve, ...
 from dflow.ops import losses_ops as _losses_ops  # noqa: F401 - tf.losses.*
 from dflow.ops import math_ops as _math_ops  # noqa: F401
 from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
