@@ -37,6 +37,9 @@ from dflow.ops import math_ops as _math_ops  # noqa: F401
 from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import nn_reshape_ops as _nn_reshape_ops  # noqa: F401
+from dflow.ops import conv_variants as _conv_variants  # noqa: F401 - tf.nn.conv1d/3d, *_transpose, depthwise, separable
+from dflow.ops import pool_variants as _pool_variants  # noqa: F401 - tf.nn.max_pool1d/3d, pool, max_pool_with_argmax
+from dflow.ops import patches_ops as _patches_ops  # noqa: F401 - tf.extract_image_patches, tf.extract_volume_patches
 from dflow.ops import nn_norm_extra as _nn_norm_extra  # noqa: F401
 from dflow.ops import nn_losses_extra as _nn_losses_extra  # noqa: F401
 from dflow.ops import nn_misc_ops as _nn_misc_ops  # noqa: F401
