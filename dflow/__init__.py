@@ -64,6 +64,7 @@ from dflow import cluster  # noqa: F401, E402 - tf.LocalCluster, tf.train.Cluste
 from dflow import feature_column  # noqa: F401, E402 - tf.feature_column.*, tf.tables_initializer
 from dflow import summary  # noqa: F401, E402 - tf.summary.*, tf.train.SummarySaverHook
 from dflow import estimator  # noqa: F401, E402 - tf.estimator.*
+from dflow import layers  # noqa: F401, E402 - tf.layers.*
 from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, tf.Print, tf.print
 from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
