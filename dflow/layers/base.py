@@ -37,11 +37,11 @@ def to_snake_case(name: str) -> str:
 
 
 def unique_layer_name(base: str) -> str:
-    """``base``, then ``base_1``, ``base_2``, ... per graph (Keras' ``unique_object_name``)."""
+    """``base_1``, ``base_2``, ... per graph: Keras' ``unique_object_name`` (not zero-based), which
+    names TF1's unnamed layers (their variable scopes are ``base``, ``base_1``, ...)."""
     counts = get_default_graph()._attachments.setdefault("layer_name_uids", {})
-    n = counts.get(base, 0)
-    counts[base] = n + 1
-    return base if n == 0 else f"{base}_{n}"
+    counts[base] = counts.get(base, 0) + 1
+    return f"{base}_{counts[base]}"
 
 
 @tf_export("layers.InputSpec")
@@ -251,7 +251,8 @@ class Layer:
     def add_update(self, updates, inputs=None) -> None:
         """Records ``updates`` (ops or tensors, or callables making them) to run with training."""
         for u in updates if isinstance(updates, (list, tuple)) else [updates]:
-            self._updates.append(u() if callable(u) else u)
+            u = u() if callable(u) else u
+            self._updates.append(u.op if isinstance(u, Tensor) else u)  # TF1's UPDATE_OPS holds ops
 
     def add_loss(self, losses, inputs=None) -> None:
         """Records ``losses`` and adds them to ``REGULARIZATION_LOSSES`` (TF1's legacy layers do)."""

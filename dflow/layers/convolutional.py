@@ -339,16 +339,17 @@ class _SeparableConv(_Conv):
             spatial_start = 2 if first else 1
             inputs = expand_dims(inputs, spatial_start)
             depthwise, pointwise = expand_dims(depthwise, 0), expand_dims(pointwise, 0)
-            strides, rate = [1] + strides, [1] + rate
+            rate = [1] + rate
+            strides = strides * 2  # Keras strides the added axis too (its size is 1)
         full_strides = [1, 1] + strides if first else [1] + strides + [1]
         outputs = separable_conv2d(inputs, depthwise, pointwise, full_strides, padding.upper(), rate=rate,
                                    data_format=fmt)
-        if self.rank == 1:
-            outputs = squeeze(outputs, [spatial_start])
         if self.use_bias:
             from dflow.ops.nn_ops import bias_add
 
             outputs = bias_add(outputs, self.bias, data_format=fmt)
+        if self.rank == 1:
+            outputs = squeeze(outputs, [spatial_start])
         return self.activation(outputs) if self.activation is not None else outputs
 
 

@@ -7,7 +7,8 @@ TF1's legacy layer in a graph:
   or 4) runs ``FusedBatchNormV3``; otherwise ``nn.moments`` and ``nn.batch_normalization``;
 * when ``training`` is true (a Python bool, or a boolean tensor), the batch's statistics
   normalize, and the updates ``moving -= (moving - batch) * (1 - momentum)`` (the batch
-  variance without Bessel's correction) are added to ``UPDATE_OPS``, in name scopes
+  variance with Bessel's correction in the fused path, without in the other, as TF's) are added
+  to ``UPDATE_OPS``, in name scopes
   ``AssignMovingAvg`` and ``AssignMovingAvg_1``; with a tensor ``training`` the update's
   momentum is 1 (no change) when it is false. Without ``UPDATE_OPS`` run, the moving
   statistics stay put, as in TF1.
@@ -135,43 +136,44 @@ class BatchNormalization(Layer):
                 delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
                 return assign_sub(variable, delta, name=scope)
 
-    def _add_updates(self, mean, variance, training, training_value):
+    def _add_updates(self, mean, variance, training, training_value, fused):
+        """The two moving-average updates. TF's fused path gives them momentum 1 (no change) when a
+        tensor ``training`` is false; its plain path runs them under ``tf.cond``."""
         if training_value is False:
             return
-        if training_value is None:
-            momentum = smart_cond(training, lambda: _constant(self.momentum, dtypes.float32, "Const"),
-                                  lambda: _constant(1.0, dtypes.float32, "Const"))
-        else:
-            momentum = self.momentum
-        self.add_update(self._assign_moving_average(self.moving_mean, mean, momentum))
-        self.add_update(self._assign_moving_average(self.moving_variance, variance, momentum))
+        for variable, value in ((self.moving_mean, mean), (self.moving_variance, variance)):
+            if training_value is None and not fused:
+                update = smart_cond(training, lambda v=variable, x=value: self._assign_moving_average(
+                    v, x, self.momentum), lambda v=variable: _read(v))
+            else:
+                update = self._assign_moving_average(variable, value, self._momentum)
+            self.add_update(update)
 
     # -- calling -------------------------------------------------------------------------------------
 
     def _fused_call(self, inputs, training, training_value):
         from dflow.ops.nn_norm_extra import fused_batch_norm
-        from dflow.ops.shape_ops import size
 
         gamma = self.gamma if self.scale else _constant(1.0, self._param_dtype, "Const", self._param_shape)
         beta = self.beta if self.center else _constant(0.0, self._param_dtype, "Const", self._param_shape)
 
-        def bessel(variance, remove):
-            n = math_ops.cast(size(inputs) / size(variance), variance.dtype)
-            one = math_ops.cast(1.0, variance.dtype)
-            return variance * ((n - one) / n if remove else n / (n - one))
-
+        # FusedBatchNormV3's batch variance has Bessel's correction, and the moving variance gets it
+        # so: Keras' ``_bessels_correction_test_only`` leaves it in (the plain path's has none).
         def train():
-            return fused_batch_norm(inputs, gamma, beta, mean=self.moving_mean,
-                                    variance=bessel(self.moving_variance, remove=False), epsilon=self.epsilon,
-                                    is_training=True, data_format=self._data_format)
+            return fused_batch_norm(inputs, gamma, beta, mean=self.moving_mean, variance=self.moving_variance,
+                                    epsilon=self.epsilon, is_training=True, data_format=self._data_format)
 
         def infer():
             return fused_batch_norm(inputs, gamma, beta, mean=self.moving_mean, variance=self.moving_variance,
                                     epsilon=self.epsilon, is_training=False, data_format=self._data_format)
 
         output, mean, variance = smart_cond(training, train, infer)
-        variance = bessel(variance, remove=True)
-        self._add_updates(mean, variance, training, training_value)
+        if training_value is None:
+            self._momentum = smart_cond(training, lambda: _constant(self.momentum, dtypes.float32, "Const"),
+                                        lambda: _constant(1.0, dtypes.float32, "Const"))
+        else:
+            self._momentum = self.momentum
+        self._add_updates(mean, variance, training, training_value, fused=True)
         return output
 
     def _plain_call(self, inputs, training, training_value):
@@ -197,7 +199,8 @@ class BatchNormalization(Layer):
                                                  keep_dims=keep_dims)
             mean = smart_cond(training, lambda: batch_mean, lambda: _read(self.moving_mean))
             variance = smart_cond(training, lambda: batch_variance, lambda: _read(self.moving_variance))
-            self._add_updates(mean, variance, training, training_value)
+            self._momentum = self.momentum
+            self._add_updates(mean, variance, training, training_value, fused=False)
         mean = math_ops.cast(mean, inputs.dtype)
         variance = math_ops.cast(variance, inputs.dtype)
         offset = math_ops.cast(offset, inputs.dtype) if offset is not None else None

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def arr(shape, seed=0):
-    """Small integers, so convolutions and pools are exact in float32."""
+def arr(shape, seed=0, scale=0.5):
+    """Small multiples of ``scale``, so convolutions and pools are exact in float32."""
     n = int(np.prod(shape))
-    return ((((np.arange(n) * 7 + seed * 3) % 11) - 5) / 2).reshape(shape).astype(np.float32)
+    return ((((np.arange(n) * 7 + seed * 3) % 11) - 5) * scale).reshape(shape).astype(np.float32)
 
 
 def fingerprint(a) -> list:
