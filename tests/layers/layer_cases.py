@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from tests.ops.conv_variant_cases import arr as _arr
 from tests.ops.conv_variant_cases import fingerprint
 
@@ -156,3 +158,32 @@ def describe(tf, build) -> dict:
             "moving": [[v.name, fingerprint(m)] for v, m in zip(moving, moving_values)],
             "names": names,
         }
+
+
+def cnn_losses(tf, steps=3) -> list:
+    """A tiny CNN (conv2d, max pooling, batch norm, dense) trained by SGD with constant initial
+    weights on fixed pseudo-random data: the loss before each step, then after the last."""
+    rng = np.random.RandomState(0)
+    images = rng.uniform(-1, 1, [8, 6, 6, 2]).astype(np.float32)
+    labels = rng.randint(0, 3, [8]).astype(np.int32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 6, 6, 2])
+        y = tf.placeholder(tf.int32, [None])
+        net = tf.layers.conv2d(x, 4, 3, padding="same", activation=tf.nn.relu,
+                               kernel_initializer=tf.constant_initializer(arr([3, 3, 2, 4])),
+                               bias_initializer=tf.constant_initializer(0.1))
+        net = tf.layers.max_pooling2d(net, 2, 2)
+        net = tf.layers.batch_normalization(net, training=True)
+        net = tf.layers.flatten(net)
+        logits = tf.layers.dense(net, 3, kernel_initializer=tf.constant_initializer(arr([36, 3], 1)))
+        loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            feed = {x: images, y: labels}
+            losses = [float(sess.run(loss, feed))]
+            for _ in range(steps):
+                sess.run(train, feed)
+                losses.append(float(sess.run(loss, feed)))
+    return [round(v, 5) for v in losses]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from tests.layers.layer_cases import arr, build_cases, describe
+from tests.layers.layer_cases import arr, build_cases, cnn_losses, describe
 
 EXPECTED = {"batch_norm": {"losses": [],
                 "moving": [["batch_normalization/moving_mean:0", [[2], -0.0111, -0.0111]],
@@ -343,3 +343,13 @@ def test_layer_trainable_flag_and_weight_lists():
         assert len(bn.updates) == 2 and len(bn.variables) == 4
         bn.trainable = False
         assert bn.trainable_weights == [] and len(bn.non_trainable_weights) == 4
+
+
+# -- a tiny CNN, trained -------------------------------------------------------------------------------
+
+
+def test_tiny_cnn_trains_as_tf():
+    # TF 2.15 (compat.v1, disable_v2_behavior) on the same graph, data and constant initial weights.
+    losses = cnn_losses(tf)
+    assert losses == pytest.approx([2.04641, 0.06304, 0.02552, 0.01759], rel=1e-4)
+    assert losses[0] > losses[1] > losses[2] > losses[3]
