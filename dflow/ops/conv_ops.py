@@ -308,7 +308,7 @@ def _grouped(a, groups: int):
 
 def _conv_backprop_input(input_sizes, w, dy, strides, padding, data_format, dilations, explicit_paddings=()):
     xp = array_module(w, dy)
-    x_shape = tuple(int(d) for d in np.asarray(input_sizes).tolist())
+    x_shape = tuple(int(d) for d in input_sizes.tolist())
     dims, ss, ds, geometry = _conv_geometry(x_shape, w.shape, strides, padding, explicit_paddings, data_format,
                                             dilations)
     dy = to_channels_last(dy, data_format)
@@ -337,7 +337,7 @@ def _conv_backprop_filter(x, filter_sizes, dy, strides, padding, data_format, di
     # One matmul of the forward's im2col matrix with the output gradient: a
     # per-tap loop here would reduce over all pixels once per tap, and is slower.
     xp = array_module(x, dy)
-    w_shape = tuple(int(d) for d in np.asarray(filter_sizes).tolist())
+    w_shape = tuple(int(d) for d in filter_sizes.tolist())
     dims, ss, ds, geometry = _conv_geometry(x.shape, w_shape, strides, padding, explicit_paddings, data_format,
                                             dilations)
     x, dy = to_channels_last(x, data_format), to_channels_last(dy, data_format)
@@ -421,13 +421,13 @@ def _depthwise(x, w, strides, padding, data_format, dilations, explicit_paddings
 
 
 def _depthwise_backprop_input(input_sizes, w, dy, strides, padding, data_format, dilations, explicit_paddings=()):
-    _check_depthwise(tuple(np.asarray(input_sizes).tolist()), w.shape, data_format)
+    _check_depthwise(tuple(input_sizes.tolist()), w.shape, data_format)
     return _conv_backprop_input(input_sizes, w.reshape(_as_grouped(w.shape)), dy, strides, padding, data_format,
                                 dilations, explicit_paddings)
 
 
 def _depthwise_backprop_filter(x, filter_sizes, dy, strides, padding, data_format, dilations, explicit_paddings=()):
-    w_shape = tuple(int(d) for d in np.asarray(filter_sizes).tolist())
+    w_shape = tuple(int(d) for d in filter_sizes.tolist())
     _check_depthwise(x.shape, w_shape, data_format)
     dw = _conv_backprop_filter(x, np.array(_as_grouped(w_shape)), dy, strides, padding, data_format, dilations,
                                explicit_paddings)

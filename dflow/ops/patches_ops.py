@@ -55,7 +55,7 @@ def _extract_patches(x, ksizes, strides, padding, rates=None):
 
 def _patches_backprop(input_sizes, grad, ksizes, strides, padding, rates=None):
     xp = array_module(grad)
-    shape = tuple(int(d) for d in np.asarray(input_sizes).tolist())
+    shape = tuple(int(d) for d in input_sizes.tolist())
     rates = rates or (1,) * len(shape)
     geometry, ks, ss, rs = _patch_geometry(shape, ksizes, strides, rates, padding)
     pads = _spatial_pads(geometry)

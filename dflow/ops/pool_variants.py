@@ -192,7 +192,8 @@ def _max_pool_with_argmax(x, ksize, strides, padding, Targmax, include_batch_in_
     return y, xp.asarray(argmax.astype(dtypes.as_dtype(Targmax).as_numpy_dtype))
 
 
-register("MaxPoolWithArgmax", infer=_argmax_infer, kernel=_max_pool_with_argmax)
+# Index arithmetic and np.add.at on the host: these run on CPU devices.
+register("MaxPoolWithArgmax", infer=_argmax_infer, kernel=_max_pool_with_argmax, gpu=False)
 
 
 def _scatter_index(argmax, x_shape, include_batch):
@@ -221,9 +222,9 @@ def _max_pool_grad_grad_with_argmax(x, grad, argmax, ksize, strides, padding, in
 
 
 register("MaxPoolGradWithArgmax", infer=lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)],
-         kernel=_max_pool_grad_with_argmax)
+         kernel=_max_pool_grad_with_argmax, gpu=False)
 register("MaxPoolGradGradWithArgmax", infer=lambda op: [(op._inputs[0].dtype, op._inputs[2].shape)],
-         kernel=_max_pool_grad_grad_with_argmax)
+         kernel=_max_pool_grad_grad_with_argmax, gpu=False)
 
 
 def _argmax_grad_attrs(op) -> dict:
