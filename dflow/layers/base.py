@@ -225,7 +225,7 @@ class Layer:
         graph = get_default_graph()
         existing = set(graph.get_collection(GraphKeys.GLOBAL_VARIABLES))
         self._set_scope(None)
-        reuse = True if self.built or self._reuse else None
+        reuse = True if self.built else self._reuse
         with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as scope:
             self._current_scope = scope
             with name_scope(self._name_scope_name):

@@ -353,3 +353,45 @@ def test_tiny_cnn_trains_as_tf():
     losses = cnn_losses(tf)
     assert losses == pytest.approx([2.04641, 0.06304, 0.02552, 0.01759], rel=1e-4)
     assert losses[0] > losses[1] > losses[2] > losses[3]
+
+
+@pytest.mark.parametrize("build", [
+    lambda x, fmt: tf.layers.conv2d(x, 3, [3, 2], strides=(2, 1), padding="same", data_format=fmt,
+                                    kernel_initializer=tf.constant_initializer(arr([3, 2, 2, 3])),
+                                    bias_initializer=tf.constant_initializer(0.5)),
+    lambda x, fmt: tf.layers.conv2d_transpose(x, 3, 2, strides=2, data_format=fmt,
+                                              kernel_initializer=tf.constant_initializer(arr([2, 2, 3, 2]))),
+    lambda x, fmt: tf.layers.separable_conv2d(x, 3, 2, data_format=fmt, depth_multiplier=2,
+                                              depthwise_initializer=tf.constant_initializer(arr([2, 2, 2, 2])),
+                                              pointwise_initializer=tf.constant_initializer(arr([1, 1, 4, 3], 1))),
+    lambda x, fmt: tf.layers.max_pooling2d(x, 2, 1, data_format=fmt),
+    lambda x, fmt: tf.layers.average_pooling2d(x, 3, 2, padding="same", data_format=fmt),
+    lambda x, fmt: tf.layers.flatten(x, data_format=fmt),
+    lambda x, fmt: tf.layers.batch_normalization(x, axis=1 if fmt == "channels_first" else -1, training=True),
+])
+def test_channels_first_layers_are_channels_last_transposed(build):
+    x = arr([2, 5, 4, 2], 3)
+    results = []
+    for fmt, value in (("channels_last", x), ("channels_first", x.transpose(0, 3, 1, 2))):
+        with tf.Graph().as_default():
+            y = build(tf.constant(value), fmt)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                results.append(sess.run(y))
+    last, first = results
+    if last.ndim == 4:
+        first = first.transpose(0, 2, 3, 1)
+    np.testing.assert_allclose(first, last, rtol=1e-5, atol=1e-6)
+
+
+def test_auto_reuse_shares_variables_as_tf():
+    with tf.Graph().as_default():
+        x = tf.zeros([2, 3])
+        for _ in range(3):
+            y = tf.layers.dense(x, 2, name="fc", reuse=tf.AUTO_REUSE)
+        with tf.variable_scope("m", reuse=tf.AUTO_REUSE):
+            for _ in range(2):
+                tf.layers.conv2d(tf.zeros([1, 4, 4, 1]), 2, 2, name="c")
+        # TF 2.15 (compat.v1, disable_v2_behavior) gives the same names.
+        assert [v.name for v in tf.global_variables()] == ["fc/kernel:0", "fc/bias:0", "m/c/kernel:0", "m/c/bias:0"]
+        assert y.op.name == "fc_2/BiasAdd"
