@@ -1,14 +1,16 @@
-"""2-D convolution: ``Conv2D`` and its gradient ops ``Conv2DBackpropInput``
-and ``Conv2DBackpropFilter``; the window geometry that pooling (``pool_ops``)
-shares.
+"""Convolution kernels over any number of spatial dimensions: ``Conv2D`` and ``Conv3D``, their
+gradient ops (``Conv2DBackpropInput``/``Filter``, ``Conv3DBackpropInputV2``/``FilterV2``),
+``DepthwiseConv2dNative`` and its backprops (a grouped ``Conv2D``: one group per input channel),
+and the window geometry that pooling (``pool_ops``) shares. ``conv_variants`` builds TF1's other
+convolution functions on these ops.
 
 Kernels loop over the few positions of the filter window, never over
 pixels: a convolution gathers one strided view of the padded input per
 filter tap into an im2col matrix and does one matmul, and so does the
 filter's backprop (with the output gradient); the input's backprop does one
 matmul per tap and adds each into its strided view. ``SAME`` padding is TF's: ``out = ceil(in / stride)`` and the odd
-padding element goes after. ``NCHW`` is computed by transposing to ``NHWC``
-(TF's CPU kernels refuse it; dflow does not).
+padding element goes after. Channels-first layouts (``NCHW``, ``NCDHW``) are computed by
+transposing to channels-last (TF's CPU kernels refuse them; dflow does not).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""2-D pooling: ``MaxPool`` and ``AvgPool``, and their gradient ops
-``MaxPoolGrad``, ``MaxPoolGradGrad`` and ``AvgPoolGrad``.
+"""Pooling: ``MaxPool`` and ``AvgPool`` (and ``MaxPool3D``/``AvgPool3D``, on the same kernels,
+whose geometry follows the rank of ``ksize``), and their gradient ops ``MaxPoolGrad``,
+``MaxPoolGradGrad`` and ``AvgPoolGrad`` (``MaxPool3DGrad``, ...).
 
 Kernels loop over the offsets of the pooling window (``conv_ops.window_slices``:
 one strided view of the padded input per offset), never over pixels: a pool
