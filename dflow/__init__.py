@@ -39,6 +39,9 @@ from dflow.ops import math_ops as _math_ops  # noqa: F401
 from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import nn_reshape_ops as _nn_reshape_ops  # noqa: F401
+from dflow.ops import conv_variants as _conv_variants  # noqa: F401 - tf.nn.conv1d/3d, *_transpose, depthwise, separable
+from dflow.ops import pool_variants as _pool_variants  # noqa: F401 - tf.nn.max_pool1d/3d, pool, max_pool_with_argmax
+from dflow.ops import patches_ops as _patches_ops  # noqa: F401 - tf.extract_image_patches, tf.extract_volume_patches
 from dflow.ops import nn_norm_extra as _nn_norm_extra  # noqa: F401
 from dflow.ops import nn_losses_extra as _nn_losses_extra  # noqa: F401
 from dflow.ops import nn_misc_ops as _nn_misc_ops  # noqa: F401
@@ -69,6 +72,7 @@ from dflow import feature_column  # noqa: F401, E402 - tf.feature_column.*, tf.t
 from dflow import summary  # noqa: F401, E402 - tf.summary.*, tf.train.SummarySaverHook
 from dflow.framework import tf_record as _tf_record  # noqa: F401, E402 - tf.io.TFRecordWriter, tf.python_io.*
 from dflow import estimator  # noqa: F401, E402 - tf.estimator.*
+from dflow import layers  # noqa: F401, E402 - tf.layers.*
 from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, tf.Print, tf.print
 from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function

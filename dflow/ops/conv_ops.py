@@ -1,14 +1,16 @@
-"""2-D convolution: ``Conv2D`` and its gradient ops ``Conv2DBackpropInput``
-and ``Conv2DBackpropFilter``; the window geometry that pooling (``pool_ops``)
-shares.
+"""Convolution kernels over any number of spatial dimensions: ``Conv2D`` and ``Conv3D``, their
+gradient ops (``Conv2DBackpropInput``/``Filter``, ``Conv3DBackpropInputV2``/``FilterV2``),
+``DepthwiseConv2dNative`` and its backprops (a grouped ``Conv2D``: one group per input channel),
+and the window geometry that pooling (``pool_ops``) shares. ``conv_variants`` builds TF1's other
+convolution functions on these ops.
 
 Kernels loop over the few positions of the filter window, never over
 pixels: a convolution gathers one strided view of the padded input per
 filter tap into an im2col matrix and does one matmul, and so does the
 filter's backprop (with the output gradient); the input's backprop does one
 matmul per tap and adds each into its strided view. ``SAME`` padding is TF's: ``out = ceil(in / stride)`` and the odd
-padding element goes after. ``NCHW`` is computed by transposing to ``NHWC``
-(TF's CPU kernels refuse it; dflow does not).
+padding element goes after. Channels-first layouts (``NCHW``, ``NCDHW``) are computed by
+transposing to channels-last (TF's CPU kernels refuse them; dflow does not).
 """
 
 from __future__ import annotations
@@ -53,18 +55,29 @@ def window_geometry(size, k: int, stride: int, dilation: int, padding: str, pads
     return (padded - eff) // stride + 1, before, after
 
 
-def _nhwc_index(data_format: str) -> tuple:
-    """Positions of N, H, W, C in ``data_format``."""
-    return (0, 2, 3, 1) if data_format == "NCHW" else (0, 1, 2, 3)
+def channels_first(data_format: str) -> bool:
+    """Whether ``data_format`` (``NHWC``, ``NCHW``, ``NDHWC``, ``NCDHW``, ``NWC``, ``NCW``) puts channels second."""
+    return data_format.startswith("NC")
 
 
 def _to_nhwc(seq, data_format):
-    return tuple(seq[i] for i in _nhwc_index(data_format))
+    """``seq`` (one entry per dimension of ``data_format``) in channels-last order."""
+    seq = list(seq)
+    return tuple([seq[0]] + seq[2:] + [seq[1]]) if channels_first(data_format) else tuple(seq)
 
 
 def _from_nhwc(dims, data_format):
-    n, h, w, c = dims
-    return [n, c, h, w] if data_format == "NCHW" else [n, h, w, c]
+    dims = list(dims)
+    return [dims[0], dims[-1]] + dims[1:-1] if channels_first(data_format) else dims
+
+
+def to_channels_last(a, data_format):
+    """An array in ``data_format`` as channels-last (a view)."""
+    return a.transpose(0, *range(2, a.ndim), 1) if channels_first(data_format) else a
+
+
+def from_channels_last(a, data_format):
+    return a.transpose(0, a.ndim - 1, *range(1, a.ndim - 1)) if channels_first(data_format) else a
 
 
 def get_sequence(value, n: int, channel_index: int, name: str) -> list:
@@ -83,12 +96,20 @@ def get_sequence(value, n: int, channel_index: int, name: str) -> list:
     return [1, 1] + value if channel_index == 1 else [1] + value + [1]
 
 
-def _check_data_format(data_format) -> str:
+DATA_FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
+
+
+def check_data_format(data_format, spatial: int = 2) -> str:
+    """``data_format`` of a convolution or pool over ``spatial`` dimensions (None: channels last)."""
+    last, first = DATA_FORMATS[spatial]
     if data_format is None:
-        return "NHWC"
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
+        return last
+    if data_format not in (last, first):
+        raise ValueError(f"data_format must be {last!r} or {first!r}, got {data_format!r}")
     return data_format
+
+
+_check_data_format = check_data_format
 
 
 def _check_padding(padding, op_type: str) -> str:
@@ -110,7 +131,7 @@ def convert_padding(padding, data_format: str) -> tuple:
             flat.extend(int(v) for v in pair)
         if any(v < 0 for v in flat):
             raise ValueError(f"All elements of explicit_paddings must be nonnegative, got {flat}")
-        n, _, _, c = _nhwc_index(data_format)
+        n, c = 0, (1 if channels_first(data_format) else 3)
         if flat[2 * n] or flat[2 * n + 1] or flat[2 * c] or flat[2 * c + 1]:
             raise ValueError("Nonzero explicit padding in the batch or depth dimensions is not supported")
         return "EXPLICIT", tuple(flat)
@@ -131,130 +152,155 @@ def window_slices(ks, strides, dilations, outs):
         yield tuple(index)
 
 
-# -- Conv2D ---------------------------------------------------------------------------------
+# -- Conv2D and Conv3D: one N-D kernel over channels-last arrays ------------------------------
 
 
-def _conv2d_infer(op):
+def _conv_infer(op):
     x, w = op._inputs
     a = op._attrs
     fmt = a["data_format"]
-    n, h, wd, c = _to_nhwc(with_rank(x.shape, 4).as_list(), fmt)
-    kh, kw, ci, co = with_rank(w.shape, 4).as_list()
+    rank = len(a["strides"])
+    dims = _to_nhwc(with_rank(x.shape, rank).as_list(), fmt)
+    *ks, ci, co = with_rank(w.shape, rank).as_list()
+    c = dims[-1]
     if c is not None and ci is not None:
         if ci == 0 or c % ci:
             raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter ({ci})")
         groups = c // ci
         if co is not None and co % groups:
             raise ValueError(f"Depth of output ({co}) is not a multiple of the number of groups ({groups})")
-    _, sh, sw, _ = _to_nhwc(a["strides"], fmt)
-    _, dh, dw, _ = _to_nhwc(a["dilations"], fmt)
-    pads = _to_nhwc(_pairs(a["explicit_paddings"]), fmt)
-    ho = window_geometry(h, kh, sh, dh, a["padding"], pads[1])[0] if kh is not None else None
-    wo = window_geometry(wd, kw, sw, dw, a["padding"], pads[2])[0] if kw is not None else None
-    return [(x.dtype, TensorShape(_from_nhwc([n, ho, wo, co], fmt)))]
+    ss = _to_nhwc(a["strides"], fmt)
+    ds = _to_nhwc(a["dilations"], fmt)
+    pads = _to_nhwc(_pairs(a.get("explicit_paddings", ()), rank), fmt)
+    out = [dims[0]]
+    for i, k in enumerate(ks, start=1):
+        out.append(window_geometry(dims[i], k, ss[i], ds[i], a["padding"], pads[i])[0] if k is not None else None)
+    return [(x.dtype, TensorShape(_from_nhwc(out + [co], fmt)))]
 
 
-def _pairs(flat):
-    return [tuple(flat[i:i + 2]) for i in range(0, 8, 2)] if flat else [(0, 0)] * 4
+def _pairs(flat, rank=4):
+    return [tuple(flat[i:i + 2]) for i in range(0, 2 * rank, 2)] if flat else [(0, 0)] * rank
 
 
 def _conv_geometry(x_shape, w_shape, strides, padding, explicit_paddings, data_format, dilations):
-    """``(nhwc, (sh, sw), (dh, dw), (ho, pad_top, pad_bottom), (wo, pad_left, pad_right))``
-    of a convolution of an input of ``x_shape`` (in ``data_format``) with a filter of ``w_shape``."""
-    sn, sh, sw, sc = _to_nhwc(strides, data_format)
-    dn, dh, dw, dc = _to_nhwc(dilations, data_format)
-    if sn != 1 or sc != 1:
+    """``(dims, strides, dilations, [(out, pad_before, pad_after)] per spatial dimension)`` of a
+    convolution of an input of ``x_shape`` (in ``data_format``) with a filter of ``w_shape``;
+    ``dims`` is the input's shape channels-last, strides and dilations are spatial only."""
+    rank = len(x_shape)
+    ss = _to_nhwc(strides, data_format)
+    ds = _to_nhwc(dilations, data_format)
+    if ss[0] != 1 or ss[-1] != 1:
         raise errors.UnimplementedError(
             None, None, "Current implementation does not yet support strides in the batch and depth dimensions.")
-    if dn != 1 or dc != 1:
+    if ds[0] != 1 or ds[-1] != 1:
         raise errors.UnimplementedError(
             None, None, "Current implementation does not yet support dilations in the batch and depth dimensions.")
-    n, h, wd, c = _to_nhwc(x_shape, data_format)
-    kh, kw, ci, co = w_shape
+    dims = _to_nhwc(x_shape, data_format)
+    *ks, ci, co = w_shape
+    c = dims[-1]
     if ci == 0 or c % ci or co % (c // ci):
         raise errors.InvalidArgumentError(
             None, None, f"input depth ({c}) must be a multiple of filter input depth ({ci}), and the filter output "
                         f"depth ({co}) a multiple of the number of groups")
-    pads = _to_nhwc(_pairs(explicit_paddings), data_format)
-    rows = window_geometry(h, kh, sh, dh, padding, pads[1])
-    cols = window_geometry(wd, kw, sw, dw, padding, pads[2])
-    return (n, h, wd, c), (sh, sw), (dh, dw), rows, cols
+    pads = _to_nhwc(_pairs(explicit_paddings, rank), data_format)
+    geometry = [window_geometry(dims[i], k, ss[i], ds[i], padding, pads[i]) for i, k in enumerate(ks, start=1)]
+    return dims, ss[1:-1], ds[1:-1], geometry
 
 
-def _im2col(x, ks, strides, dilations, rows, cols):
-    """``[n, ho, wo, taps, c]``: each output position's window of the (padded) NHWC input."""
+def _outs(geometry) -> tuple:
+    return tuple(out for out, _, _ in geometry)
+
+
+def _spatial_pads(geometry) -> tuple:
+    return ((0, 0),) + tuple((before, after) for _, before, after in geometry) + ((0, 0),)
+
+
+def _im2col(x, ks, strides, dilations, geometry):
+    """``[n, *out, taps, c]``: each output position's window of the (padded) channels-last input."""
     xp = array_module(x)
-    (ho, pt, pb), (wo, pl, pr) = rows, cols
-    if pt or pb or pl or pr:
-        x = xp.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
-    taps = [x[i] for i in window_slices(ks, strides, dilations, (ho, wo))]
-    return taps[0][:, :, :, None, :] if len(taps) == 1 else xp.stack(taps, axis=3)
+    pads = _spatial_pads(geometry)
+    if any(p for pair in pads for p in pair):
+        x = xp.pad(x, pads)
+    taps = [x[i] for i in window_slices(ks, strides, dilations, _outs(geometry))]
+    return taps[0][..., None, :] if len(taps) == 1 else xp.stack(taps, axis=-2)
 
 
 def _compute_dtype(dtype):
     return np.float32 if dtype == np.float16 else dtype
 
 
-def _conv2d(x, w, strides, padding, explicit_paddings, data_format, dilations):
+def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=()):
     xp = array_module(x, w)
-    (n, h, wd, c), (sh, sw), (dh, dw), (ho, pt, pb), (wo, pl, pr) = _conv_geometry(
-        x.shape, w.shape, strides, padding, explicit_paddings, data_format, dilations)
-    if data_format == "NCHW":
-        x = x.transpose(0, 2, 3, 1)
-    kh, kw, ci, co = w.shape
-    if n * ho * wo * co == 0 or c == 0:
-        out = xp.zeros((n, ho, wo, co), dtype=x.dtype)
+    dims, ss, ds, geometry = _conv_geometry(x.shape, w.shape, strides, padding, explicit_paddings, data_format,
+                                            dilations)
+    x = to_channels_last(x, data_format)
+    *ks, ci, co = w.shape
+    n, c, outs = dims[0], dims[-1], _outs(geometry)
+    positions = n * int(np.prod(outs))
+    taps = int(np.prod(ks))
+    if positions * co == 0 or c == 0:
+        out = xp.zeros((n, *outs, co), dtype=x.dtype)
     else:
         compute = _compute_dtype(x.dtype)
-        col = _im2col(x, (kh, kw), (sh, sw), (dh, dw), (ho, pt, pb), (wo, pl, pr))
+        col = _im2col(x, ks, ss, ds, geometry)
         groups = c // ci
         if groups == 1:
-            out = col.reshape(n * ho * wo, kh * kw * c).astype(compute, copy=False) @ \
-                w.reshape(kh * kw * ci, co).astype(compute, copy=False)
+            out = col.reshape(positions, taps * c).astype(compute, copy=False) @ \
+                w.reshape(taps * ci, co).astype(compute, copy=False)
         else:
-            col = col.reshape(n * ho * wo, kh * kw, groups, ci).astype(compute, copy=False)
-            wg = w.reshape(kh * kw, ci, groups, co // groups).astype(compute, copy=False)
+            col = col.reshape(positions, taps, groups, ci).astype(compute, copy=False)
+            wg = w.reshape(taps, ci, groups, co // groups).astype(compute, copy=False)
             out = xp.einsum("pkgc,kcgo->pgo", col, wg)
-        out = out.reshape(n, ho, wo, co).astype(x.dtype, copy=False)
-    if data_format == "NCHW":
-        out = out.transpose(0, 3, 1, 2)
-    return out
+        out = out.reshape(n, *outs, co).astype(x.dtype, copy=False)
+    return from_channels_last(out, data_format)
 
 
-register("Conv2D", infer=_conv2d_infer, kernel=_conv2d)
+register("Conv2D", infer=_conv_infer, kernel=_conv)
+register("Conv3D", infer=_conv_infer, kernel=_conv)
 
 
 def _conv_attrs(op) -> dict:
-    return {k: op.get_attr(k) for k in ("strides", "padding", "explicit_paddings", "data_format", "dilations")}
+    keys = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
+    return {k: op._attrs[k] for k in keys if k in op._attrs}
 
 
-def _backprop_input(input_sizes: Tensor, w: Tensor, dy: Tensor, attrs: dict) -> Tensor:
-    return apply_op("Conv2DBackpropInput", [input_sizes, w, dy], attrs).outputs[0]
+_BACKPROP_TYPES = {"Conv2D": ("Conv2DBackpropInput", "Conv2DBackpropFilter"),
+                   "Conv3D": ("Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"),
+                   "DepthwiseConv2dNative": ("DepthwiseConv2dNativeBackpropInput",
+                                             "DepthwiseConv2dNativeBackpropFilter")}
+_FORWARD_OF = {t: forward for forward, types in _BACKPROP_TYPES.items() for t in types}
 
 
-def _backprop_filter(x: Tensor, filter_sizes: Tensor, dy: Tensor, attrs: dict) -> Tensor:
-    return apply_op("Conv2DBackpropFilter", [x, filter_sizes, dy], attrs).outputs[0]
+def _backprop_input(forward: str, input_sizes: Tensor, w: Tensor, dy: Tensor, attrs: dict) -> Tensor:
+    return apply_op(_BACKPROP_TYPES[forward][0], [input_sizes, w, dy], attrs).outputs[0]
 
 
-def _conv(x: Tensor, w: Tensor, attrs: dict) -> Tensor:
-    return apply_op("Conv2D", [x, w], attrs).outputs[0]
+def _backprop_filter(forward: str, x: Tensor, filter_sizes: Tensor, dy: Tensor, attrs: dict) -> Tensor:
+    return apply_op(_BACKPROP_TYPES[forward][1], [x, filter_sizes, dy], attrs).outputs[0]
 
 
+def _forward(forward: str, x: Tensor, w: Tensor, attrs: dict) -> Tensor:
+    return apply_op(forward, [x, w], attrs).outputs[0]
+
+
+@gradient("Conv3D")
 @gradient("Conv2D")
-def _conv2d_grad(op, grad):
+def _conv_grad(op, grad):
     x, w = op.inputs
     attrs = _conv_attrs(op)
-    return [_backprop_input(array_ops.shape(x), w, grad, attrs), _backprop_filter(x, array_ops.shape(w), grad, attrs)]
+    return [_backprop_input(op.type, array_ops.shape(x), w, grad, attrs),
+            _backprop_filter(op.type, x, array_ops.shape(w), grad, attrs)]
 
 
-# -- Conv2DBackpropInput and Conv2DBackpropFilter (TF1's gradient ops, loops over taps too) ---------
+# -- the backprop ops (TF1's gradient ops, and conv2d_transpose's forward): loops over taps too -------
 
 
-def _check_out_backprop(dy, n, ho, wo, co):
-    if dy.shape != (n, ho, wo, co):
+def _check_out_backprop(dy, dims, outs, co):
+    want = (dims[0], *outs, co)
+    if dy.shape != want:
         raise errors.InvalidArgumentError(
-            None, None, f"Conv2D backprop: out_backprop has shape {list(dy.shape)} (as NHWC), but the convolution's "
-                        f"output has shape {[n, ho, wo, co]}")
+            None, None, f"Conv backprop: out_backprop has shape {list(dy.shape)} (channels last), but the "
+                        f"convolution's output has shape {list(want)}")
 
 
 def _grouped(a, groups: int):
@@ -262,83 +308,158 @@ def _grouped(a, groups: int):
     return a.reshape(a.shape[0], groups, a.shape[1] // groups)
 
 
-def _conv2d_backprop_input(input_sizes, w, dy, strides, padding, explicit_paddings, data_format, dilations):
+def _conv_backprop_input(input_sizes, w, dy, strides, padding, data_format, dilations, explicit_paddings=()):
     xp = array_module(w, dy)
     x_shape = tuple(int(d) for d in input_sizes.tolist())
-    (n, h, wd, c), (sh, sw), (dh, dw), (ho, pt, pb), (wo, pl, pr) = _conv_geometry(
-        x_shape, w.shape, strides, padding, explicit_paddings, data_format, dilations)
-    if data_format == "NCHW":
-        dy = dy.transpose(0, 2, 3, 1)
-    kh, kw, ci, co = w.shape
-    _check_out_backprop(dy, n, ho, wo, co)
+    dims, ss, ds, geometry = _conv_geometry(x_shape, w.shape, strides, padding, explicit_paddings, data_format,
+                                            dilations)
+    dy = to_channels_last(dy, data_format)
+    *ks, ci, co = w.shape
+    outs = _outs(geometry)
+    _check_out_backprop(dy, dims, outs, co)
     compute = _compute_dtype(w.dtype)
-    dx = xp.zeros((n, h + pt + pb, wd + pl + pr, c), dtype=compute)
+    pads = _spatial_pads(geometry)
+    dx = xp.zeros(tuple(d + b + a for d, (b, a) in zip(dims, pads)), dtype=compute)
+    c = dims[-1]
     if dy.size and c:
         groups = c // ci
-        dy_flat = dy.reshape(n * ho * wo, co).astype(compute, copy=False)
-        taps = w.reshape(kh * kw, ci, co).astype(compute, copy=False)
-        for tap, index in zip(taps, window_slices((kh, kw), (sh, sw), (dh, dw), (ho, wo))):
+        dy_flat = dy.reshape(-1, co).astype(compute, copy=False)
+        taps = w.reshape(-1, ci, co).astype(compute, copy=False)
+        for tap, index in zip(taps, window_slices(ks, ss, ds, outs)):
             if groups == 1:
                 part = dy_flat @ tap.T
             else:
                 part = xp.einsum("pgo,cgo->pgc", _grouped(dy_flat, groups), tap.reshape(ci, groups, co // groups))
-            dx[index] += part.reshape(n, ho, wo, c)
-    dx = dx[:, pt:pt + h, pl:pl + wd, :].astype(w.dtype, copy=False)
-    return dx.transpose(0, 3, 1, 2) if data_format == "NCHW" else dx
+            dx[index] += part.reshape(dims[0], *outs, c)
+    crop = tuple(slice(b, b + d) for d, (b, _) in zip(dims, pads))
+    return from_channels_last(dx[crop].astype(w.dtype, copy=False), data_format)
 
 
-def _conv2d_backprop_filter(x, filter_sizes, dy, strides, padding, explicit_paddings, data_format, dilations):
+def _conv_backprop_filter(x, filter_sizes, dy, strides, padding, data_format, dilations, explicit_paddings=()):
     # One matmul of the forward's im2col matrix with the output gradient: a
     # per-tap loop here would reduce over all pixels once per tap, and is slower.
     xp = array_module(x, dy)
     w_shape = tuple(int(d) for d in filter_sizes.tolist())
-    (n, h, wd, c), strides_hw, dilations_hw, rows, cols = _conv_geometry(
-        x.shape, w_shape, strides, padding, explicit_paddings, data_format, dilations)
-    if data_format == "NCHW":
-        x, dy = x.transpose(0, 2, 3, 1), dy.transpose(0, 2, 3, 1)
-    kh, kw, ci, co = w_shape
-    ho, wo = rows[0], cols[0]
-    _check_out_backprop(dy, n, ho, wo, co)
+    dims, ss, ds, geometry = _conv_geometry(x.shape, w_shape, strides, padding, explicit_paddings, data_format,
+                                            dilations)
+    x, dy = to_channels_last(x, data_format), to_channels_last(dy, data_format)
+    *ks, ci, co = w_shape
+    outs = _outs(geometry)
+    _check_out_backprop(dy, dims, outs, co)
     compute = _compute_dtype(x.dtype)
+    c = dims[-1]
     if dy.size == 0 or c == 0:
         return xp.zeros(w_shape, dtype=x.dtype)
-    col = _im2col(x, (kh, kw), strides_hw, dilations_hw, rows, cols).astype(compute, copy=False)
-    dy_flat = dy.reshape(n * ho * wo, co).astype(compute, copy=False)
+    col = _im2col(x, ks, ss, ds, geometry).astype(compute, copy=False)
+    positions = dy.size // co
+    taps = int(np.prod(ks))
+    dy_flat = dy.reshape(positions, co).astype(compute, copy=False)
     groups = c // ci
     if groups == 1:
-        dw = col.reshape(n * ho * wo, kh * kw * c).T @ dy_flat
+        dw = col.reshape(positions, taps * c).T @ dy_flat
     else:
-        col = col.reshape(n * ho * wo, kh * kw, groups, ci)
+        col = col.reshape(positions, taps, groups, ci)
         dw = xp.einsum("pkgc,pgo->kcgo", col, _grouped(dy_flat, groups))
     return dw.reshape(w_shape).astype(x.dtype, copy=False)
 
 
 def _backprop_input_infer(op):
     sizes, w, dy = op._inputs
-    return [(w.dtype, shape_from_tensor(sizes).merge_with(TensorShape([None] * 4)))]
+    rank = len(op._attrs["strides"])
+    return [(w.dtype, shape_from_tensor(sizes).merge_with(TensorShape([None] * rank)))]
 
 
 def _backprop_filter_infer(op):
     x, sizes, dy = op._inputs
-    return [(x.dtype, shape_from_tensor(sizes).merge_with(TensorShape([None] * 4)))]
+    rank = len(op._attrs["strides"])
+    return [(x.dtype, shape_from_tensor(sizes).merge_with(TensorShape([None] * rank)))]
 
 
-register("Conv2DBackpropInput", infer=_backprop_input_infer, kernel=_conv2d_backprop_input)
-register("Conv2DBackpropFilter", infer=_backprop_filter_infer, kernel=_conv2d_backprop_filter)
+for _input_op, _filter_op in (_BACKPROP_TYPES["Conv2D"], _BACKPROP_TYPES["Conv3D"]):
+    register(_input_op, infer=_backprop_input_infer, kernel=_conv_backprop_input)
+    register(_filter_op, infer=_backprop_filter_infer, kernel=_conv_backprop_filter)
 
 
+# -- DepthwiseConv2dNative: a grouped convolution, one group per input channel ------------------------
+#
+# A depthwise filter ``[kh, kw, C, M]`` read as ``[kh, kw, 1, C * M]`` is a grouped filter with ``C``
+# groups whose output channel ``c * M + m`` is TF's depthwise output channel: the Conv2D kernels serve.
+
+
+def _depthwise_infer(op):
+    x, w = op._inputs
+    a = op._attrs
+    fmt = a["data_format"]
+    n, h, wd, c = _to_nhwc(with_rank(x.shape, 4).as_list(), fmt)
+    kh, kw, ci, m = with_rank(w.shape, 4).as_list()
+    if c is not None and ci is not None and c != ci:
+        raise ValueError(f"Dimensions must be equal, but are {c} and {ci} for '{op.name}' (op: "
+                         f"'DepthwiseConv2dNative') with input shapes: {x.shape}, {w.shape}.")
+    c = c if c is not None else ci
+    _, sh, sw, _ = _to_nhwc(a["strides"], fmt)
+    _, dh, dw, _ = _to_nhwc(a["dilations"], fmt)
+    pads = _to_nhwc(_pairs(a.get("explicit_paddings", ())), fmt)
+    ho = window_geometry(h, kh, sh, dh, a["padding"], pads[1])[0] if kh is not None else None
+    wo = window_geometry(wd, kw, sw, dw, a["padding"], pads[2])[0] if kw is not None else None
+    co = c * m if c is not None and m is not None else None
+    return [(x.dtype, TensorShape(_from_nhwc([n, ho, wo, co], fmt)))]
+
+
+def _as_grouped(w_shape) -> tuple:
+    kh, kw, c, m = w_shape
+    return kh, kw, 1, c * m
+
+
+def _check_depthwise(x_shape, w_shape, data_format):
+    c = _to_nhwc(x_shape, data_format)[-1]
+    if c != w_shape[2]:
+        raise errors.InvalidArgumentError(
+            None, None, f"input and filter must have the same depth: {c} vs {w_shape[2]}")
+
+
+def _depthwise(x, w, strides, padding, data_format, dilations, explicit_paddings=()):
+    _check_depthwise(x.shape, w.shape, data_format)
+    return _conv(x, w.reshape(_as_grouped(w.shape)), strides, padding, data_format, dilations, explicit_paddings)
+
+
+def _depthwise_backprop_input(input_sizes, w, dy, strides, padding, data_format, dilations, explicit_paddings=()):
+    _check_depthwise(tuple(input_sizes.tolist()), w.shape, data_format)
+    return _conv_backprop_input(input_sizes, w.reshape(_as_grouped(w.shape)), dy, strides, padding, data_format,
+                                dilations, explicit_paddings)
+
+
+def _depthwise_backprop_filter(x, filter_sizes, dy, strides, padding, data_format, dilations, explicit_paddings=()):
+    w_shape = tuple(int(d) for d in filter_sizes.tolist())
+    _check_depthwise(x.shape, w_shape, data_format)
+    dw = _conv_backprop_filter(x, np.array(_as_grouped(w_shape)), dy, strides, padding, data_format, dilations,
+                               explicit_paddings)
+    return dw.reshape(w_shape)
+
+
+register("DepthwiseConv2dNative", infer=_depthwise_infer, kernel=_depthwise)
+register("DepthwiseConv2dNativeBackpropInput", infer=_backprop_input_infer, kernel=_depthwise_backprop_input)
+register("DepthwiseConv2dNativeBackpropFilter", infer=_backprop_filter_infer, kernel=_depthwise_backprop_filter)
+gradient("DepthwiseConv2dNative")(_conv_grad)
+
+
+@gradient("DepthwiseConv2dNativeBackpropInput")
+@gradient("Conv3DBackpropInputV2")
 @gradient("Conv2DBackpropInput")
-def _conv2d_backprop_input_grad(op, grad):
+def _conv_backprop_input_grad(op, grad):
     _, w, dy = op.inputs
     attrs = _conv_attrs(op)
-    return [None, _backprop_filter(grad, array_ops.shape(w), dy, attrs), _conv(grad, w, attrs)]
+    forward = _FORWARD_OF[op.type]
+    return [None, _backprop_filter(forward, grad, array_ops.shape(w), dy, attrs), _forward(forward, grad, w, attrs)]
 
 
+@gradient("DepthwiseConv2dNativeBackpropFilter")
+@gradient("Conv3DBackpropFilterV2")
 @gradient("Conv2DBackpropFilter")
-def _conv2d_backprop_filter_grad(op, grad):
+def _conv_backprop_filter_grad(op, grad):
     x, _, dy = op.inputs
     attrs = _conv_attrs(op)
-    return [_backprop_input(array_ops.shape(x), grad, dy, attrs), None, _conv(x, grad, attrs)]
+    forward = _FORWARD_OF[op.type]
+    return [_backprop_input(forward, array_ops.shape(x), grad, dy, attrs), None, _forward(forward, x, grad, attrs)]
 
 
 @tf_export("nn.conv2d")

@@ -1,5 +1,6 @@
-"""2-D pooling: ``MaxPool`` and ``AvgPool``, and their gradient ops
-``MaxPoolGrad``, ``MaxPoolGradGrad`` and ``AvgPoolGrad``.
+"""Pooling: ``MaxPool`` and ``AvgPool`` (and ``MaxPool3D``/``AvgPool3D``, on the same kernels,
+whose geometry follows the rank of ``ksize``), and their gradient ops ``MaxPoolGrad``,
+``MaxPoolGradGrad`` and ``AvgPoolGrad`` (``MaxPool3DGrad``, ...).
 
 Kernels loop over the offsets of the pooling window (``conv_ops.window_slices``:
 one strided view of the padded input per offset), never over pixels: a pool
@@ -27,7 +28,9 @@ from dflow.ops.conv_ops import (
     _check_padding,
     _from_nhwc,
     _to_nhwc,
+    from_channels_last,
     get_sequence,
+    to_channels_last,
     window_geometry,
     window_slices,
 )
@@ -38,13 +41,13 @@ from dflow.ops.registry import apply_op, gradient, register
 
 
 def _pool_geometry(shape, ksize, strides, padding, data_format):
-    """``(nhwc_dims, ksize, strides, [(out, pad_before, pad_after)] for H, W, C)``, all NHWC."""
+    """``(dims, ksize, strides, [(out, pad_before, pad_after)] per non-batch axis)``, all channels-last."""
     ks = _to_nhwc(ksize, data_format)
     ss = _to_nhwc(strides, data_format)
     if ks[0] != 1 or ss[0] != 1:
         raise errors.UnimplementedError(None, None, "Pooling is not yet supported on the batch dimension.")
     dims = _to_nhwc(shape, data_format)
-    return dims, ks, ss, [window_geometry(dims[a], ks[a], ss[a], 1, padding) for a in (1, 2, 3)]
+    return dims, ks, ss, [window_geometry(dims[a], ks[a], ss[a], 1, padding) for a in range(1, len(dims))]
 
 
 def _pads(geometry) -> tuple:
@@ -56,21 +59,16 @@ def _padded_shape(dims, geometry) -> tuple:
 
 
 def _offsets(ks, ss, geometry):
-    """Index tuples into the padded NHWC input, one per window offset (``window_slices``)."""
-    return window_slices(ks[1:], ss[1:], (1, 1, 1), tuple(out for out, _, _ in geometry))
+    """Index tuples into the padded channels-last input, one per window offset (``window_slices``)."""
+    return window_slices(ks[1:], ss[1:], (1,) * len(geometry), tuple(out for out, _, _ in geometry))
 
 
 def _crop(padded, dims, geometry):
-    (_, t, _), (_, left, _), (_, front, _) = geometry
-    return padded[:, t:t + dims[1], left:left + dims[2], front:front + dims[3]]
+    return padded[(slice(None),) + tuple(slice(before, before + d) for d, (_, before, _) in zip(dims[1:], geometry))]
 
 
-def _as_nhwc(a, data_format):
-    return a.transpose(0, 2, 3, 1) if data_format == "NCHW" else a
-
-
-def _as_format(a, data_format):
-    return a.transpose(0, 3, 1, 2) if data_format == "NCHW" else a
+_as_nhwc = to_channels_last
+_as_format = from_channels_last
 
 
 def _compute_dtype(dtype):
@@ -79,12 +77,11 @@ def _compute_dtype(dtype):
 
 def _valid_counts(padded_shape, geometry, ks, ss, xp):
     """Per output position, the number of unpadded input elements its window covers."""
-    counts = []
-    for axis, (out, before, after) in zip((1, 2, 3), geometry):
+    c = np.ones((), dtype=np.int64)
+    for axis, (out, before, after) in enumerate(geometry, start=1):
         size = padded_shape[axis] - before - after
         start = np.arange(out) * ss[axis] - before
-        counts.append(np.minimum(start + ks[axis], size) - np.maximum(start, 0))
-    c = counts[0][:, None, None] * counts[1][None, :, None] * counts[2][None, None, :]
+        c = np.multiply.outer(c, np.minimum(start + ks[axis], size) - np.maximum(start, 0))
     return xp.asarray(c)
 
 
@@ -103,11 +100,11 @@ def _pool_infer(op):
     x = op._inputs[0]
     a = op._attrs
     fmt = a["data_format"]
-    dims = _to_nhwc(with_rank(x.shape, 4).as_list(), fmt)
+    dims = _to_nhwc(with_rank(x.shape, len(a["ksize"])).as_list(), fmt)
     ks = _to_nhwc(a["ksize"], fmt)
     ss = _to_nhwc(a["strides"], fmt)
     out = [dims[0]]
-    for axis in (1, 2, 3):
+    for axis in range(1, len(dims)):
         out.append(window_geometry(dims[axis], ks[axis], ss[axis], 1, a["padding"])[0])
     return [(x.dtype, TensorShape(_from_nhwc(out, fmt)))]
 
@@ -140,10 +137,27 @@ def _pool(x, ksize, strides, padding, data_format, average: bool):
     return _as_format(result, data_format)
 
 
-register("MaxPool", infer=_pool_infer, kernel=lambda x, ksize, strides, padding, data_format:
-         _pool(x, ksize, strides, padding, data_format, average=False))
-register("AvgPool", infer=_pool_infer, kernel=lambda x, ksize, strides, padding, data_format:
-         _pool(x, ksize, strides, padding, data_format, average=True))
+def _max_pool(x, ksize, strides, padding, data_format):
+    return _pool(x, ksize, strides, padding, data_format, average=False)
+
+
+def _avg_pool(x, ksize, strides, padding, data_format):
+    return _pool(x, ksize, strides, padding, data_format, average=True)
+
+
+# The 3-D ops share the kernels: the geometry follows the rank of ``ksize``.
+_GRAD_TYPES = {"MaxPool": ("MaxPoolGrad", "MaxPoolGradGrad"), "MaxPool3D": ("MaxPool3DGrad", "MaxPool3DGradGrad"),
+               "AvgPool": ("AvgPoolGrad",), "AvgPool3D": ("AvgPool3DGrad",)}
+for _op_type in ("MaxPool", "MaxPool3D"):
+    register(_op_type, infer=_pool_infer, kernel=_max_pool)
+for _op_type in ("AvgPool", "AvgPool3D"):
+    register(_op_type, infer=_pool_infer, kernel=_avg_pool)
+
+
+def _family(op_type: str) -> str:
+    """The forward op of a pooling op type: ``MaxPool3DGrad`` → ``MaxPool3D``."""
+    base = "MaxPool" if op_type.startswith("Max") else "AvgPool"
+    return base + "3D" if "3D" in op_type else base
 
 
 def _pool_attrs(op) -> dict:
@@ -154,14 +168,16 @@ def _max_pool_grad_op(op_type: str, x: Tensor, y: Tensor, grad: Tensor, attrs: d
     return apply_op(op_type, [x, y, grad], attrs).outputs[0]
 
 
+@gradient("MaxPool3D")
 @gradient("MaxPool")
 def _max_pool_grad_rule(op, grad):
-    return [_max_pool_grad_op("MaxPoolGrad", op.inputs[0], op.outputs[0], grad, _pool_attrs(op))]
+    return [_max_pool_grad_op(_GRAD_TYPES[op.type][0], op.inputs[0], op.outputs[0], grad, _pool_attrs(op))]
 
 
+@gradient("AvgPool3D")
 @gradient("AvgPool")
 def _avg_pool_grad_rule(op, grad):
-    return [apply_op("AvgPoolGrad", [array_ops.shape(op.inputs[0]), grad], _pool_attrs(op)).outputs[0]]
+    return [apply_op(_GRAD_TYPES[op.type][0], [array_ops.shape(op.inputs[0]), grad], _pool_attrs(op)).outputs[0]]
 
 
 # -- MaxPoolGrad and MaxPoolGradGrad: routing through each window's first maximum -----------------
@@ -214,23 +230,26 @@ def _max_pool_grad_grad(x, y, grad, ksize, strides, padding, data_format):
     return _as_format(out, data_format)
 
 
-register("MaxPoolGrad", infer=lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)], kernel=_max_pool_grad)
-register("MaxPoolGradGrad", infer=lambda op: [(op._inputs[1].dtype, op._inputs[1].shape)],
-         kernel=_max_pool_grad_grad)
+for _grad_type, _grad_grad_type in (_GRAD_TYPES["MaxPool"], _GRAD_TYPES["MaxPool3D"]):
+    register(_grad_type, infer=lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)], kernel=_max_pool_grad)
+    register(_grad_grad_type, infer=lambda op: [(op._inputs[1].dtype, op._inputs[1].shape)],
+             kernel=_max_pool_grad_grad)
 
 
+@gradient("MaxPool3DGrad")
 @gradient("MaxPoolGrad")
 def _max_pool_grad_grad_rule(op, grad):
     x, y, _ = op.inputs
     return [array_ops.zeros_like(x), array_ops.zeros_like(y),
-            _max_pool_grad_op("MaxPoolGradGrad", x, y, grad, _pool_attrs(op))]
+            _max_pool_grad_op(_GRAD_TYPES[_family(op.type)][1], x, y, grad, _pool_attrs(op))]
 
 
+@gradient("MaxPool3DGradGrad")
 @gradient("MaxPoolGradGrad")
 def _max_pool_grad_grad_grad_rule(op, grad):
     x, y, _ = op.inputs
     return [array_ops.zeros_like(x), array_ops.zeros_like(y),
-            _max_pool_grad_op("MaxPoolGrad", x, y, grad, _pool_attrs(op))]
+            _max_pool_grad_op(_GRAD_TYPES[_family(op.type)][0], x, y, grad, _pool_attrs(op))]
 
 
 # -- AvgPoolGrad: each window's gradient spread evenly over its valid elements ----------------------
@@ -238,7 +257,7 @@ def _max_pool_grad_grad_grad_rule(op, grad):
 
 def _avg_pool_grad_infer(op):
     shape, grad = op._inputs
-    return [(grad.dtype, shape_from_tensor(shape).merge_with(TensorShape([None] * 4)))]
+    return [(grad.dtype, shape_from_tensor(shape).merge_with(TensorShape([None] * len(op._attrs["ksize"]))))]
 
 
 def _avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format):
@@ -258,21 +277,23 @@ def _avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format)
 
 
 register("AvgPoolGrad", infer=_avg_pool_grad_infer, kernel=_avg_pool_grad)
+register("AvgPool3DGrad", infer=_avg_pool_grad_infer, kernel=_avg_pool_grad)
 
 
+@gradient("AvgPool3DGrad")
 @gradient("AvgPoolGrad")
 def _avg_pool_grad_grad(op, grad):
-    return [None, apply_op("AvgPool", [grad], _pool_attrs(op)).outputs[0]]
+    return [None, apply_op(_family(op.type), [grad], _pool_attrs(op)).outputs[0]]
 
 
 # -- API -------------------------------------------------------------------------------------------
 
 
-def _pool_op(op_type, value, ksize, strides, padding, data_format, name, allowed):
-    data_format = _check_data_format(data_format)
-    channel_index = 1 if data_format == "NCHW" else 3
-    ksize = get_sequence(ksize, 2, channel_index, "ksize")
-    strides = get_sequence(strides, 2, channel_index, "strides")
+def _pool_op(op_type, value, ksize, strides, padding, data_format, name, allowed, spatial=2):
+    data_format = _check_data_format(data_format, spatial)
+    channel_index = 1 if data_format.startswith("NC") else spatial + 1
+    ksize = get_sequence(ksize, spatial, channel_index, "ksize")
+    strides = get_sequence(strides, spatial, channel_index, "strides")
     padding = _check_padding(padding, op_type)
     with name_scope(name, op_type, [value]) as scope:
         x = convert_to_tensor(value, name="input")

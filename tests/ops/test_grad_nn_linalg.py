@@ -527,6 +527,10 @@ MODULES = {"dflow.ops." + m for m in ("nn_ops", "nn_activations", "conv_ops", "p
 # Gradient-only kernels without second derivatives (they raise LookupError if asked for one).
 FIRST_ORDER_ONLY = {"_NormGrad", "_EinsumGradExpand"}
 CHECKED_ELSEWHERE = {"_Dropout"}  # test_dropout_gradient_is_the_kept_mask_scaled
+# The 3-D and depthwise convolutions and pools: tests/ops/test_conv_variants.py.
+CHECKED_ELSEWHERE |= {"Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "DepthwiseConv2dNative",
+                      "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter", "MaxPool3D",
+                      "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3D", "AvgPool3DGrad"}
 
 
 def _module_op_types() -> set:

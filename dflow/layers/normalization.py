@@ -1,0 +1,259 @@
+"""``tf.layers.BatchNormalization`` and ``tf.layers.batch_normalization`` as Keras 2.15 builds
+TF1's legacy layer in a graph:
+
+* variables ``gamma`` (if ``scale``), ``beta`` (if ``center``), ``moving_mean`` and
+  ``moving_variance`` (not trainable), shaped like the ``axis`` dimension;
+* ``fused`` (the default where it can be: a 4-D input normalized over axis 1 or 3, 5-D over 1
+  or 4) runs ``FusedBatchNormV3``; otherwise ``nn.moments`` and ``nn.batch_normalization``;
+* when ``training`` is true (a Python bool, or a boolean tensor), the batch's statistics
+  normalize, and the updates ``moving -= (moving - batch) * (1 - momentum)`` (the batch
+  variance with Bessel's correction in the fused path, without in the other, as TF's) are added
+  to ``UPDATE_OPS``, in name scopes
+  ``AssignMovingAvg`` and ``AssignMovingAvg_1``; with a tensor ``training`` the update's
+  momentum is 1 (no change) when it is false. Without ``UPDATE_OPS`` run, the moving
+  statistics stay put, as in TF1.
+
+``renorm``, ``virtual_batch_size`` and ``adjustment`` raise ``NotImplementedError``.
+"""
+
+from __future__ import annotations
+
+from dflow._api import tf_export
+from dflow.framework import dtypes
+from dflow.framework.graph import Tensor, colocate_with, name_scope
+from dflow.framework.tensor_shape import TensorShape
+from dflow.layers.base import InputSpec, Layer
+from dflow.layers.core import smart_cond
+from dflow.ops import math_ops
+from dflow.ops.init_ops import ones_initializer, zeros_initializer
+from dflow.ops.registry import constant_value
+
+
+def _training_value(training):
+    """``training`` as a Python bool when known at graph time, else None."""
+    if isinstance(training, Tensor):
+        value = constant_value(training)
+        return None if value is None else bool(value)
+    return bool(training)
+
+
+@tf_export("layers.BatchNormalization")
+class BatchNormalization(Layer):
+    """Normalizes over the batch (and the other non-``axis`` dimensions) while training; by the
+    moving statistics otherwise."""
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer=zeros_initializer(), gamma_initializer=ones_initializer(),
+                 moving_mean_initializer=zeros_initializer(), moving_variance_initializer=ones_initializer(),
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 renorm=False, renorm_clipping=None, renorm_momentum=0.99, fused=None, trainable=True,
+                 virtual_batch_size=None, adjustment=None, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        if renorm or virtual_batch_size is not None or adjustment is not None:
+            raise NotImplementedError("BatchNormalization: renorm, virtual_batch_size and adjustment are not "
+                                      "implemented in dflow")
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+        self.momentum = momentum
+        self.epsilon = epsilon
+        self.center = center
+        self.scale = scale
+        self.beta_initializer = beta_initializer
+        self.gamma_initializer = gamma_initializer
+        self.moving_mean_initializer = moving_mean_initializer
+        self.moving_variance_initializer = moving_variance_initializer
+        self.beta_regularizer = beta_regularizer
+        self.gamma_regularizer = gamma_regularizer
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
+        self.renorm = renorm
+        self.fused = True if fused is None else fused
+        self._fused_requested = fused
+
+    def build(self, input_shape):
+        shape = TensorShape(input_shape)
+        rank = shape.ndims
+        if rank is None:
+            raise ValueError(f"Input has undefined rank. Received: input_shape={shape}.")
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        for a in axes:
+            if a < -rank or a >= rank:
+                raise ValueError(f"Invalid axis. Expected 0 <= axis < inputs.rank (with inputs.rank={rank}). "
+                                 f"Received: axis={tuple(axes)}")
+        self.axis = sorted(a + rank if a < 0 else a for a in axes)
+        if len(set(self.axis)) != len(self.axis):
+            raise ValueError(f"Duplicate axis: {tuple(self.axis)}")
+        if self.fused:
+            if self._fused_requested and rank not in (4, 5):
+                raise ValueError(f"Batch normalization layers with `fused=True` only support 4D or 5D input "
+                                 f"tensors. Received tensor with shape: {tuple(shape.as_list())}")
+            self.fused = rank in (4, 5) and len(self.axis) == 1
+        self._data_format = None
+        if self.fused:
+            formats = {(1, 4): "NCHW", (1, 5): "NCDHW", (3, 4): "NHWC", (4, 5): "NDHWC"}
+            self._data_format = formats.get((self.axis[0], rank))
+            if self._data_format is None:
+                if rank == 4:
+                    raise ValueError(f"Unsupported axis. The use of `fused=True` is only possible with `axis=1` or "
+                                     f"`axis=3` for 4D input tensors. Received: axis={tuple(self.axis)}")
+                self.fused = False
+        dims = shape.as_list()
+        axis_to_dim = {a: dims[a] for a in self.axis}
+        if any(d is None for d in axis_to_dim.values()):
+            raise ValueError(f"Input has undefined `axis` dimension. Received input with shape "
+                             f"{tuple(dims)} and axis={tuple(self.axis)}")
+        self.input_spec = InputSpec(ndim=rank, axes=axis_to_dim)
+        if len(axis_to_dim) == 1:
+            param_shape = [dims[self.axis[0]]]
+        else:
+            param_shape = [axis_to_dim.get(i, 1) for i in range(rank)]
+        self._param_shape = param_shape
+        param_dtype = dtypes.float32 if self._dtype in (None, dtypes.float16) else self._dtype
+        self._param_dtype = param_dtype
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight("gamma", shape=param_shape, dtype=param_dtype,
+                                         initializer=self.gamma_initializer, regularizer=self.gamma_regularizer,
+                                         constraint=self.gamma_constraint, trainable=True)
+        if self.center:
+            self.beta = self.add_weight("beta", shape=param_shape, dtype=param_dtype,
+                                        initializer=self.beta_initializer, regularizer=self.beta_regularizer,
+                                        constraint=self.beta_constraint, trainable=True)
+        self.moving_mean = self.add_weight("moving_mean", shape=param_shape, dtype=param_dtype,
+                                           initializer=self.moving_mean_initializer, trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", shape=param_shape, dtype=param_dtype,
+                                               initializer=self.moving_variance_initializer, trainable=False)
+        self.built = True
+
+    # -- the moving averages ------------------------------------------------------------------------
+
+    def _assign_moving_average(self, variable, value, momentum):
+        from dflow.ops.variables import assign_sub
+
+        with name_scope("AssignMovingAvg") as scope:
+            with colocate_with(variable):
+                decay = math_ops.cast(1.0 - momentum, variable.dtype.base_dtype) if isinstance(momentum, Tensor) \
+                    else _constant(1.0 - momentum, variable.dtype.base_dtype, "decay")
+                delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
+                return assign_sub(variable, delta, name=scope)
+
+    def _add_updates(self, mean, variance, training, training_value, fused):
+        """The two moving-average updates. TF's fused path gives them momentum 1 (no change) when a
+        tensor ``training`` is false; its plain path runs them under ``tf.cond``."""
+        if training_value is False:
+            return
+        for variable, value in ((self.moving_mean, mean), (self.moving_variance, variance)):
+            if training_value is None and not fused:
+                update = smart_cond(training, lambda v=variable, x=value: self._assign_moving_average(
+                    v, x, self.momentum), lambda v=variable: _read(v))
+            else:
+                update = self._assign_moving_average(variable, value, self._momentum)
+            self.add_update(update)
+
+    # -- calling -------------------------------------------------------------------------------------
+
+    def _fused_call(self, inputs, training, training_value):
+        from dflow.ops.nn_norm_extra import fused_batch_norm
+
+        gamma = self.gamma if self.scale else _constant(1.0, self._param_dtype, "Const", self._param_shape)
+        beta = self.beta if self.center else _constant(0.0, self._param_dtype, "Const", self._param_shape)
+
+        # FusedBatchNormV3's batch variance has Bessel's correction, and the moving variance gets it
+        # so: Keras' ``_bessels_correction_test_only`` leaves it in (the plain path's has none).
+        def train():
+            return fused_batch_norm(inputs, gamma, beta, mean=self.moving_mean, variance=self.moving_variance,
+                                    epsilon=self.epsilon, is_training=True, data_format=self._data_format)
+
+        def infer():
+            return fused_batch_norm(inputs, gamma, beta, mean=self.moving_mean, variance=self.moving_variance,
+                                    epsilon=self.epsilon, is_training=False, data_format=self._data_format)
+
+        output, mean, variance = smart_cond(training, train, infer)
+        if training_value is None:
+            self._momentum = smart_cond(training, lambda: _constant(self.momentum, dtypes.float32, "Const"),
+                                        lambda: _constant(1.0, dtypes.float32, "Const"))
+        else:
+            self._momentum = self.momentum
+        self._add_updates(mean, variance, training, training_value, fused=True)
+        return output
+
+    def _plain_call(self, inputs, training, training_value):
+        from dflow.ops.nn_norm_ops import batch_normalization, moments
+        from dflow.ops.shape_ops import reshape
+
+        rank = inputs.shape.ndims
+        reduction_axes = [i for i in range(rank) if i not in self.axis]
+        broadcast_shape = [1] * rank
+        broadcast_shape[self.axis[0]] = inputs.shape.as_list()[self.axis[0]]
+
+        def broadcast(v):
+            if v is not None and v.shape.ndims != rank and reduction_axes != list(range(rank - 1)):
+                return reshape(v, broadcast_shape)
+            return v
+
+        scale, offset = broadcast(self.gamma), broadcast(self.beta)
+        if training_value is False:
+            mean, variance = self.moving_mean, self.moving_variance
+        else:
+            keep_dims = len(self.axis) > 1
+            batch_mean, batch_variance = moments(math_ops.cast(inputs, self._param_dtype), reduction_axes,
+                                                 keep_dims=keep_dims)
+            mean = smart_cond(training, lambda: batch_mean, lambda: _read(self.moving_mean))
+            variance = smart_cond(training, lambda: batch_variance, lambda: _read(self.moving_variance))
+            self._momentum = self.momentum
+            self._add_updates(mean, variance, training, training_value, fused=False)
+        mean = math_ops.cast(mean, inputs.dtype)
+        variance = math_ops.cast(variance, inputs.dtype)
+        offset = math_ops.cast(offset, inputs.dtype) if offset is not None else None
+        scale = math_ops.cast(scale, inputs.dtype) if scale is not None else None
+        outputs = batch_normalization(inputs, broadcast(mean), broadcast(variance), offset, scale, self.epsilon)
+        outputs.set_shape(inputs.shape)
+        return outputs
+
+    def call(self, inputs, training=False):
+        training_value = _training_value(training)
+        if self.fused:
+            return self._fused_call(inputs, training, training_value)
+        return self._plain_call(inputs, training, training_value)
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)
+
+
+def _constant(value, dtype, name, shape=None):
+    from dflow.ops.constant_op import constant
+
+    return constant(value, dtype=dtype, shape=shape, name=name)
+
+
+def _read(variable):
+    from dflow.ops.constant_op import convert_to_tensor
+
+    return convert_to_tensor(variable)
+
+
+@tf_export("layers.batch_normalization")
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=zeros_initializer(), gamma_initializer=ones_initializer(),
+                        moving_mean_initializer=zeros_initializer(), moving_variance_initializer=ones_initializer(),
+                        beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                        training=False, trainable=True, name=None, reuse=None, renorm=False, renorm_clipping=None,
+                        renorm_momentum=0.99, fused=None, virtual_batch_size=None, adjustment=None):
+    """``BatchNormalization(...)(inputs, training=training)`` in the scope ``name``; run the
+    ``UPDATE_OPS`` collection with the train op to update the moving statistics.
+
+    >>> import dflow as tf
+    >>> with tf.Graph().as_default():
+    ...     y = tf.layers.batch_normalization(tf.zeros([4, 3]), training=True)
+    ...     len(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+    2
+    """
+    layer = BatchNormalization(axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
+                               beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+                               moving_mean_initializer=moving_mean_initializer,
+                               moving_variance_initializer=moving_variance_initializer,
+                               beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
+                               beta_constraint=beta_constraint, gamma_constraint=gamma_constraint, renorm=renorm,
+                               renorm_clipping=renorm_clipping, renorm_momentum=renorm_momentum, fused=fused,
+                               trainable=trainable, virtual_batch_size=virtual_batch_size, adjustment=adjustment,
+                               name=name, _reuse=reuse, _scope=name)
+    return layer(inputs, training=training)
