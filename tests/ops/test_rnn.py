@@ -150,3 +150,121 @@ def test_cell_variable_and_op_names_match_tf():
     assert multi.state_size == (4, 2) and multi.output_size == 2
     assert isinstance(s1, tf.nn.rnn_cell.LSTMStateTuple) and s1.dtype == tf.float32
     assert s1.c.shape.as_list() == [2, 3] and o3.shape.as_list() == [2, 2]
+
+
+X234 = np.cos(np.arange(24) * 0.3).reshape(2, 3, 4).astype(np.float32)
+
+# name -> (build(x) -> nested fetches, TF 2.15's values flattened)
+RNN_CASES = {
+    "dynamic_sequence_length": (
+        lambda x: tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(3, num_proj=2), x, sequence_length=[3, 2],
+                                    dtype=tf.float32),
+        [[[[-0.00046, 0.04474], [-0.01595, 0.01496], [-0.01985, -0.03138]],
+          [[0.00657, -0.01714], [0.02544, 0.02088], [0.0, 0.0]]],
+         [[-0.11867, -0.08033, -0.03874], [0.05269, 0.08002, 0.05392]], [[-0.01985, -0.03138], [0.02544, 0.02088]]]),
+    "dynamic_time_major_initial_state": (
+        lambda x: tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(2), tf.transpose(x, [1, 0, 2]), time_major=True,
+                                    initial_state=tf.constant([[0.1, -0.2], [0.3, 0.4]])),
+        [[[[0.13667, -0.10349], [0.11216, 0.20012]], [[0.14267, 0.00013], [0.06778, 0.06072]],
+          [[0.04061, 0.00793], [0.11815, 0.09561]]], [[0.04061, 0.00793], [0.11815, 0.09561]]]),
+    "bidirectional_dynamic": (
+        lambda x: tf.nn.bidirectional_dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(2), tf.nn.rnn_cell.GRUCell(3), x,
+                                                  sequence_length=[2, 3], dtype=tf.float32),
+        [[[[0.0672, 0.09634], [0.10491, 0.11771], [0.0, 0.0]], [[-0.19994, -0.2365], [-0.1393, -0.03079],
+                                                                [-0.04507, 0.07559]]],
+         [[[0.03856, 0.07778, 0.09588], [0.03247, 0.01827, -0.00281], [0.0, 0.0, 0.0]],
+          [[-0.05893, -0.02672, 0.0403], [-0.02672, 0.06344, 0.14358], [0.005, 0.06528, 0.11191]]],
+         [[0.25931, 0.262], [-0.10026, 0.30005]], [[0.10491, 0.11771], [-0.04507, 0.07559]],
+         [[0.03856, 0.07778, 0.09588], [-0.05893, -0.02672, 0.0403]]]),
+    "static_sequence_length": (
+        lambda x: tf.nn.static_rnn(tf.nn.rnn_cell.BasicRNNCell(2), tf.unstack(x, axis=1), sequence_length=[1, 3],
+                                   dtype=tf.float32),
+        [[[0.32575, 0.27691], [-0.33455, -0.39071]], [[0.0, 0.0], [-0.09369, -0.48223]],
+         [[0.0, 0.0], [0.16594, -0.0655]], [[0.32575, 0.27691], [0.16594, -0.0655]]]),
+    "static_bidirectional": (
+        lambda x: tf.nn.static_bidirectional_rnn(tf.nn.rnn_cell.BasicRNNCell(2), tf.nn.rnn_cell.BasicLSTMCell(2),
+                                                 tf.unstack(x, axis=1), sequence_length=[3, 2], dtype=tf.float32),
+        [[[0.32575, 0.27691, 0.10323, 0.06727], [-0.33455, -0.39071, -0.21435, -0.17522]],
+         [[0.20213, 0.51876, 0.0333, -0.05346], [-0.09369, -0.48223, -0.01345, 0.06864]],
+         [[-0.0742, 0.28122, -0.13044, -0.32552], [0.0, 0.0, 0.0, 0.0]], [[-0.0742, 0.28122], [-0.09369, -0.48223]],
+         [[0.23727, 0.25413], [-0.37815, -0.25539]], [[0.10323, 0.06727], [-0.21435, -0.17522]]]),
+    "multi_cell_dynamic": (
+        lambda x: tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(2), tf.nn.rnn_cell.GRUCell(2)]),
+                                    x, dtype=tf.float32, scope="deep"),
+        [[[[0.00914, 0.01442], [0.02578, 0.03589], [0.03451, 0.03987]],
+          [[-0.01582, -0.02289], [-0.03528, -0.04401], [-0.03865, -0.0415]]],
+         [[0.02771, 0.13303], [-0.01197, -0.1177]], [[0.03451, 0.03987], [-0.03865, -0.0415]]]),
+}
+
+
+def _check_flat(got, want, atol=2e-5):
+    got = _flat(got)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, atol=atol)
+
+
+@pytest.mark.parametrize("case", sorted(RNN_CASES))
+def test_rnn_values_match_tf(case):
+    build, want = RNN_CASES[case]
+    with tf.variable_scope("m", initializer=_ramp):
+        fetches = build(tf.constant(X234))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        _check_flat(s.run(fetches), want)
+
+
+def test_rnn_variable_names_and_static_shapes_match_tf():
+    x = tf.placeholder(tf.float32, [2, 3, 4])
+    with tf.variable_scope("m"):
+        out, st = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), x, dtype=tf.float32)
+        (fw, bw), _ = tf.nn.bidirectional_dynamic_rnn(tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.GRUCell(3), x,
+                                                      dtype=tf.float32)
+        outs, st2 = tf.nn.static_rnn(tf.nn.rnn_cell.BasicRNNCell(2), tf.unstack(x, axis=1), dtype=tf.float32,
+                                     scope="unrolled")
+    assert [v.name for v in tf.global_variables()] == [
+        "m/rnn/basic_lstm_cell/kernel:0", "m/rnn/basic_lstm_cell/bias:0",
+        "m/bidirectional_rnn/fw/gru_cell/gates/kernel:0", "m/bidirectional_rnn/fw/gru_cell/gates/bias:0",
+        "m/bidirectional_rnn/fw/gru_cell/candidate/kernel:0", "m/bidirectional_rnn/fw/gru_cell/candidate/bias:0",
+        "m/bidirectional_rnn/bw/gru_cell/gates/kernel:0", "m/bidirectional_rnn/bw/gru_cell/gates/bias:0",
+        "m/bidirectional_rnn/bw/gru_cell/candidate/kernel:0", "m/bidirectional_rnn/bw/gru_cell/candidate/bias:0",
+        "m/unrolled/basic_rnn_cell/kernel:0", "m/unrolled/basic_rnn_cell/bias:0"]
+    assert out.name == "m/rnn/transpose_1:0" and out.shape.as_list() == [2, 3, 5]
+    assert isinstance(st, tf.nn.rnn_cell.LSTMStateTuple) and st.h.shape.as_list() == [2, 5]
+    assert fw.shape.as_list() == [2, 3, 3] and bw.shape.as_list() == [2, 3, 3]
+    assert (fw.name, bw.name) == ("m/bidirectional_rnn/fw/fw/transpose_1:0", "m/ReverseV2:0")
+    assert len(outs) == 3 and outs[2].name == "m/unrolled/basic_rnn_cell/Tanh_2:0"
+    assert st2.shape.as_list() == [2, 2]
+
+
+def test_dynamic_rnn_unknown_batch_and_time():
+    x = tf.placeholder(tf.float32, [None, None, 4])
+    with tf.variable_scope("m", initializer=_ramp):
+        out, st = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(3, num_proj=2), x, sequence_length=[3, 2],
+                                    dtype=tf.float32)
+    assert out.shape.as_list() == [None, None, 2] and st.c.shape.as_list() == [None, 3]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        _check_flat(s.run([out, st], {x: X234}), RNN_CASES["dynamic_sequence_length"][1])
+
+
+def test_lstm_training_matches_tf_losses():
+    # A two-layer cell (peephole LSTM, GRU), variable lengths, Adam: TF 2.15's six losses and weights.
+    x_val = np.cos(np.arange(60) * 0.37).reshape(4, 5, 3).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 5, 3])
+    y = tf.placeholder(tf.int32, [None])
+    with tf.variable_scope("model", initializer=_ramp):
+        cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(6, use_peepholes=True),
+                                            tf.nn.rnn_cell.GRUCell(4)])
+        out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=[5, 3, 4, 2], dtype=tf.float32)
+        w = tf.get_variable("w", [4, 3])
+        logits = tf.matmul(state[1], w) + tf.reduce_mean(out, axis=1)[:, :3]
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        losses = [s.run([loss, train], {x: x_val, y: [0, 1, 2, 1]})[0] for _ in range(6)]
+        kernel = s.run(tf.trainable_variables()[0])
+    np.testing.assert_allclose(losses, [1.097872, 1.079093, 1.052458, 1.012508, 0.955984, 0.8872], atol=2e-6)
+    np.testing.assert_allclose(kernel[:2, :4], [[-0.07432, 0.02746, 0.57106, 0.1354],
+                                                [-0.32249, -0.78215, -0.16104, -0.26828]], atol=2e-5)
