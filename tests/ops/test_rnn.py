@@ -268,3 +268,114 @@ def test_lstm_training_matches_tf_losses():
     np.testing.assert_allclose(losses, [1.097872, 1.079093, 1.052458, 1.012508, 0.955984, 0.8872], atol=2e-6)
     np.testing.assert_allclose(kernel[:2, :4], [[-0.07432, 0.02746, 0.57106, 0.1354],
                                                 [-0.32249, -0.78215, -0.16104, -0.26828]], atol=2e-5)
+
+
+def test_raw_rnn_matches_tf():
+    inputs = tf.constant(np.cos(np.arange(24) * 0.3).reshape(3, 2, 4).astype(np.float32))  # time-major
+    seq_len = tf.constant([3, 2])
+    inputs_ta = tf.TensorArray(tf.float32, size=3).unstack(inputs)
+    with tf.variable_scope("raw", initializer=_ramp):
+        cell = tf.nn.rnn_cell.LSTMCell(3)
+
+        def loop_fn(time, cell_output, cell_state, loop_state):
+            if cell_output is None:
+                next_state, next_loop_state = cell.zero_state(2, tf.float32), tf.constant(0.0)
+            else:
+                next_state, next_loop_state = cell_state, loop_state + tf.reduce_sum(cell_output)
+            finished = time >= seq_len
+            next_input = tf.cond(tf.reduce_all(finished), lambda: tf.zeros([2, 4], tf.float32),
+                                 lambda: inputs_ta.read(time))
+            return finished, next_input, next_state, cell_output, next_loop_state
+
+        emit_ta, final_state, final_loop = tf.nn.raw_rnn(cell, loop_fn)
+        outputs = emit_ta.stack()
+    assert outputs.shape.as_list() == [None, 2, 3] and final_loop.shape.as_list() == []
+    assert [v.name for v in tf.global_variables()] == ["raw/rnn/lstm_cell/kernel:0", "raw/rnn/lstm_cell/bias:0"]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run([outputs, final_state, final_loop])
+    _check_flat(got, [[[[0.07458, 0.02135, -0.06556], [-0.02485, -0.03167, -0.02299]],
+                       [[-0.04191, -0.02157, -0.01498], [-0.05454, -0.0195, 0.01828]],
+                       [[0.02656, 0.0274, -0.00992], [0.0, 0.0, 0.0]]],
+                      [[0.05586, 0.05294, -0.01799], [-0.11539, -0.04424, 0.04205]],
+                      [[0.02656, 0.0274, -0.00992], [-0.05454, -0.0195, 0.01828]], -0.10777])
+
+
+class _VariableStateSaver:
+    """A state saver keeping each state in a non-trainable variable (starting at 0.25)."""
+
+    def __init__(self):
+        self.vars = {}
+
+    def state(self, name):
+        v = tf.get_variable("saved_" + name, [2, 3], initializer=tf.constant_initializer(0.25), trainable=False)
+        self.vars[name] = v
+        return v.read_value()
+
+    def save_state(self, name, value):
+        return tf.assign(self.vars[name], value)
+
+
+def test_static_state_saving_rnn_saves_the_state_between_runs():
+    inputs = tf.unstack(tf.constant(np.cos(np.arange(24) * 0.3).reshape(3, 2, 4).astype(np.float32)))[:2]
+    with tf.variable_scope("sss", initializer=_ramp):
+        outs, st = tf.nn.static_state_saving_rnn(tf.nn.rnn_cell.BasicLSTMCell(3), inputs, _VariableStateSaver(),
+                                                 ("c", "h"))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        first, second = s.run((outs, st)), s.run((outs, st))
+    _check_flat(first, [[[0.15526, 0.11285, 0.03529], [0.07049, 0.06275, 0.06866]],
+                        [[0.02611, 0.0359, 0.03748], [0.01183, 0.04259, 0.07753]],
+                        [[0.05158, 0.08306, 0.09585], [0.0249, 0.09684, 0.18026]],
+                        [[0.02611, 0.0359, 0.03748], [0.01183, 0.04259, 0.07753]]])
+    _check_flat(second, [[[0.09254, 0.05378, -0.02602], [-0.00757, 0.00967, 0.04381]],
+                         [[-0.02515, -0.00042, 0.00608], [-0.03772, 0.01052, 0.06227]],
+                         [[-0.04975, -0.00096, 0.01551], [-0.07992, 0.02375, 0.14266]],
+                         [[-0.02515, -0.00042, 0.00608], [-0.03772, 0.01052, 0.06227]]])
+
+
+def _raises(cls, match, fn):
+    with pytest.raises(cls) as e:
+        fn()
+    assert match in str(e.value), str(e.value)
+
+
+def test_graph_time_errors_match_tf():
+    gru = tf.nn.rnn_cell.GRUCell
+    _raises(TypeError, "The argument 'cell' (", lambda: tf.nn.dynamic_rnn(object(), tf.zeros([2, 3, 4]),
+                                                                          dtype=tf.float32))
+    _raises(TypeError, "is not an RNNCell: 'output_size' property is missing, 'state_size' property is missing, "
+                       "either 'zero_state' or 'get_initial_state' method is required, is not callable.",
+            lambda: tf.nn.static_rnn(3, [tf.zeros([2, 3])]))
+    _raises(ValueError, "If no initial_state is provided, argument `dtype` must be specified",
+            lambda: tf.nn.dynamic_rnn(gru(2), tf.zeros([2, 3, 4])))
+    _raises(ValueError, "Shape (3, 2) must have rank at least 3",
+            lambda: tf.nn.dynamic_rnn(gru(2), tf.zeros([2, 3]), dtype=tf.float32))
+    _raises(ValueError, "Argument sequence_length must be a vector of length batch_size.",
+            lambda: tf.nn.dynamic_rnn(gru(2), tf.zeros([2, 3, 4]), sequence_length=[[1]], dtype=tf.float32))
+    _raises(TypeError, "Argument `inputs` must be a sequence.",
+            lambda: tf.nn.static_rnn(gru(2), tf.zeros([2, 3]), dtype=tf.float32))
+    _raises(ValueError, "Argument `inputs` must not be empty.", lambda: tf.nn.static_rnn(gru(2), [], dtype=tf.float32))
+    _raises(TypeError, "Argument `loop_fn` must be a callable. Received: 3.", lambda: tf.nn.raw_rnn(gru(2), 3))
+    state = tf.nn.rnn_cell.BasicLSTMCell(3).zero_state(2, tf.float32)
+    _raises(ValueError, "expected ndim=2, found ndim=3. Full shape received: (2, 3, 4)",
+            lambda: tf.nn.rnn_cell.BasicLSTMCell(3)(tf.zeros([2, 3, 4]), state))
+    _raises(ValueError, "RNN cell only supports floating point inputs", lambda: tf.nn.rnn_cell.BasicRNNCell(3)(
+        tf.zeros([2, 3], tf.int32), tf.zeros([2, 3], tf.int32)))
+    _raises(ValueError, "Must specify at least one cell for MultiRNNCell.", lambda: tf.nn.rnn_cell.MultiRNNCell([]))
+    _raises(ValueError, "Expected inputs.shape[-1] to be known, received shape: (2, None)",
+            lambda: tf.nn.rnn_cell.BasicRNNCell(3)(tf.placeholder(tf.float32, [2, None]), tf.zeros([2, 3])))
+    _raises(ValueError, "Variable basic_rnn_cell/kernel does not exist",
+            lambda: tf.nn.rnn_cell.BasicRNNCell(3, reuse=True)(tf.zeros([2, 3]), tf.zeros([2, 3])))
+
+
+def test_sequence_length_of_the_wrong_size_fails_at_run_time():
+    x = tf.placeholder(tf.float32, [None, 3, 4])
+    sl = tf.placeholder(tf.int32, [None])
+    out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(2), x, sequence_length=sl, dtype=tf.float32)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Expected shape for Tensor rnn/sequence_length:0 is \] \[2\] \[ but saw shape: \] "
+                                 r"\[3\]"):
+            s.run(out, {x: np.zeros([2, 3, 4]), sl: [1, 2, 3]})
