@@ -66,6 +66,7 @@ from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - 
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
 from dflow.ops import template as _template  # noqa: F401, E402 - tf.make_template
 from dflow.ops import rnn_cell_impl as _rnn_cell_impl  # noqa: F401, E402 - tf.nn.rnn_cell.*
+from dflow.ops import rnn_cell_wrappers as _rnn_cell_wrappers  # noqa: F401, E402 - tf.nn.rnn_cell.*Wrapper
 from dflow.ops import rnn as _rnn  # noqa: F401, E402 - tf.nn.dynamic_rnn, tf.nn.static_rnn, ...
 
 __version__ = "0.1.0"

@@ -379,3 +379,111 @@ def test_sequence_length_of_the_wrong_size_fails_at_run_time():
                            match=r"Expected shape for Tensor rnn/sequence_length:0 is \] \[2\] \[ but saw shape: \] "
                                  r"\[3\]"):
             s.run(out, {x: np.zeros([2, 3, 4]), sl: [1, 2, 3]})
+
+
+def test_wrappers_keep_names_and_match_tf():
+    x = tf.constant(X234)
+    kp = tf.placeholder_with_default(1.0, [])
+    with tf.variable_scope("w", initializer=_ramp):
+        res = tf.nn.dynamic_rnn(tf.nn.rnn_cell.ResidualWrapper(tf.nn.rnn_cell.GRUCell(4)), x, dtype=tf.float32)
+        res_fn = tf.nn.dynamic_rnn(tf.nn.rnn_cell.ResidualWrapper(tf.nn.rnn_cell.BasicRNNCell(2),
+                                                                  residual_fn=lambda i, o: o - i[:, :2]),
+                                   x, dtype=tf.float32, scope="r2")
+        multi = tf.nn.rnn_cell.MultiRNNCell([
+            tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.LSTMCell(3), input_keep_prob=kp, output_keep_prob=kp,
+                                          state_keep_prob=kp),
+            tf.nn.rnn_cell.DeviceWrapper(tf.nn.rnn_cell.GRUCell(2), "/cpu:0")])
+        deep = tf.nn.dynamic_rnn(multi, x, dtype=tf.float32, scope="m")
+        dw = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicLSTMCell(3), output_keep_prob=1.0)
+        static = tf.nn.static_rnn(dw, tf.unstack(x, axis=1), dtype=tf.float32, scope="s")
+    assert [v.name for v in tf.global_variables()] == [
+        "w/rnn/gru_cell/gates/kernel:0", "w/rnn/gru_cell/gates/bias:0", "w/rnn/gru_cell/candidate/kernel:0",
+        "w/rnn/gru_cell/candidate/bias:0", "w/r2/basic_rnn_cell/kernel:0", "w/r2/basic_rnn_cell/bias:0",
+        "w/m/multi_rnn_cell/cell_0/lstm_cell/kernel:0", "w/m/multi_rnn_cell/cell_0/lstm_cell/bias:0",
+        "w/m/multi_rnn_cell/cell_1/gru_cell/gates/kernel:0", "w/m/multi_rnn_cell/cell_1/gru_cell/gates/bias:0",
+        "w/m/multi_rnn_cell/cell_1/gru_cell/candidate/kernel:0",
+        "w/m/multi_rnn_cell/cell_1/gru_cell/candidate/bias:0", "w/s/basic_lstm_cell/kernel:0",
+        "w/s/basic_lstm_cell/bias:0"]
+    # TF 2.15's Keras loses a wrapped cell's weights here ([]); dflow lists them, as TF 1.15 did.
+    assert len(multi.variables) == 6 and len(dw.trainable_weights) == 2
+    assert dw.state_size == (3, 3) and dw.output_size == 3
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run({"res": res, "res_fn": res_fn, "deep": deep, "static": static})
+    _check_flat(got["res"], [
+        [[[1.01638, 0.99694, 0.89774, 0.66932], [0.32997, 0.10512, -0.12128, -0.40084],
+          [-0.89755, -1.0026, -0.94677, -0.88887]],
+         [[-0.922, -0.78992, -0.53983, -0.23555], [0.09522, 0.33774, 0.58084, 0.75297],
+          [0.98318, 0.99762, 0.96336, 0.78945]]], [[-0.16015, -0.09853, 0.04322, 0.09861],
+                                                   [0.02301, -0.00224, 0.01313, -0.02628]]])
+    _check_flat(got["res_fn"], [[[[-0.67425, -0.67843], [-0.16023, 0.44803], [0.6632, 1.18529]],
+                                 [[0.56221, 0.33523], [-0.18119, -0.86021], [-0.79423, -1.06536]]],
+                                [[-0.0742, 0.28122], [0.16594, -0.0655]]])
+    _check_flat(got["deep"], [[[[-0.00012, 0.01212], [-0.00696, 0.01011], [-0.01286, -0.00409]],
+                               [[0.00178, -0.00461], [0.00951, 0.00334], [0.01381, 0.02057]]],
+                              [[-0.16455, -0.11627, -0.05297], [0.20851, 0.12563, -0.05723]],
+                              [[-0.08262, -0.05051, -0.02101], [0.10443, 0.07137, -0.0343]],
+                              [[-0.01286, -0.00409], [0.01381, 0.02057]]])
+    _check_flat(got["static"], [[[0.07458, 0.02135, -0.06556], [-0.03725, 0.00184, 0.03383]],
+                                [[0.01519, -0.02547, -0.06094], [0.03166, 0.04967, 0.03386]],
+                                [[-0.08262, -0.05051, -0.02101], [0.10443, 0.07137, -0.0343]],
+                                [[-0.16455, -0.11627, -0.05297], [0.20851, 0.12563, -0.05723]],
+                                [[-0.08262, -0.05051, -0.02101], [0.10443, 0.07137, -0.0343]]])
+
+
+def _dropped_outputs(**wrapper_kwargs):
+    """Outputs of an RNN whose every unit is 1 before dropout (so dropout shows as 0 or 1/keep)."""
+    ones = tf.nn.rnn_cell.BasicRNNCell(8, activation=lambda z: z * 0.0 + 1.0)
+    cell = tf.nn.rnn_cell.DropoutWrapper(ones, seed=3, **wrapper_kwargs)
+    out, _ = tf.nn.dynamic_rnn(cell, tf.ones([64, 6, 5]), dtype=tf.float32)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        return s.run(out), s.run(out)
+
+
+def test_dropout_wrapper_draws_a_mask_per_step():
+    first, second = _dropped_outputs(output_keep_prob=0.5)
+    assert set(np.unique(first)) == {0.0, 2.0}
+    assert 0.4 < (first == 0).mean() < 0.6
+    assert not np.array_equal(first[:, 0], first[:, 1]) and not np.array_equal(first, second)
+
+
+def test_variational_dropout_keeps_one_mask_per_sequence():
+    first, second = _dropped_outputs(output_keep_prob=0.5, variational_recurrent=True, dtype=tf.float32)
+    assert set(np.unique(first)) <= {0.0, 2.0}
+    # One [1, units] mask per run, the same for every step and batch entry.
+    assert (first == first[:1, :1]).all() and (second == second[:1, :1]).all()
+    assert 0 < (first == 0).sum() < first.size
+
+
+def test_dropout_wrapper_state_filter_drops_only_the_lstm_h():
+    x = tf.ones([2, 4, 3])
+    with tf.variable_scope("d", initializer=tf.constant_initializer(0.5)):
+        cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicLSTMCell(4), state_keep_prob=1e-6, seed=1)
+        _, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        c, h = s.run(state)
+    assert (h == 0).all() and (c != 0).all()
+
+
+def test_dropout_wrapper_errors_match_tf():
+    gru = tf.nn.rnn_cell.GRUCell
+    _raises(ValueError, "Parameter input_keep_prob must be between 0 and 1. Received 1.5",
+            lambda: tf.nn.rnn_cell.DropoutWrapper(gru(2), input_keep_prob=1.5))
+    _raises(ValueError, "When variational_recurrent=True, dtype must be provided",
+            lambda: tf.nn.rnn_cell.DropoutWrapper(gru(2), variational_recurrent=True))
+    _raises(ValueError, "When variational_recurrent=True and input_keep_prob < 1.0 or is unknown, input_size must "
+                        "be provided", lambda: tf.nn.rnn_cell.DropoutWrapper(
+                            gru(2), input_keep_prob=0.5, variational_recurrent=True, dtype=tf.float32))
+    _raises(TypeError, "dropout_state_filter_visitor must be callable. Received: 3",
+            lambda: tf.nn.rnn_cell.DropoutWrapper(gru(2), dropout_state_filter_visitor=3))
+    _raises(TypeError, "The argument 'cell' (3) is not an RNNCell", lambda: tf.nn.rnn_cell.DropoutWrapper(3))
+
+
+def test_device_wrapper_places_the_cell_and_its_zero_state():
+    cell = tf.nn.rnn_cell.DeviceWrapper(tf.nn.rnn_cell.GRUCell(2), "/cpu:0")
+    zero = cell.zero_state(2, tf.float32)
+    out, _ = cell(tf.ones([2, 3]), zero)
+    assert zero.op.device.endswith("CPU:0") and out.op.device.endswith("CPU:0")
+    assert zero.name.startswith("DeviceWrapperZeroState/GRUCellZeroState/")
