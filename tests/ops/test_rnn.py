@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
+from tests.ops.gradcheck import check_gradients
 
 
 def test_get_variable_in_a_loop_body_lives_in_the_outer_graph():
@@ -487,3 +488,77 @@ def test_device_wrapper_places_the_cell_and_its_zero_state():
     out, _ = cell(tf.ones([2, 3]), zero)
     assert zero.op.device.endswith("CPU:0") and out.op.device.endswith("CPU:0")
     assert zero.name.startswith("DeviceWrapperZeroState/GRUCellZeroState/")
+
+
+class _TensorWeightsCell(tf.nn.rnn_cell.RNNCell):
+    """A user cell in TF1's old style (no super().__init__): weights are given tensors."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+
+    state_size = property(lambda self: 3)
+    output_size = property(lambda self: 3)
+
+    def call(self, inputs, state):
+        h = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), self._kernel))
+        return h * 2.0, h
+
+
+def test_dynamic_rnn_gradients_match_finite_differences():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(2, 4, 2))
+    h0 = rng.normal(size=(2, 3)) * 0.5
+    kernel = rng.normal(size=(5, 3)) * 0.5
+
+    def fn(x, h0, kernel):
+        out, state = tf.nn.dynamic_rnn(_TensorWeightsCell(kernel), x, sequence_length=[4, 2], initial_state=h0)
+        return tf.reduce_sum(out, axis=1) + state
+
+    check_gradients(fn, x, h0, kernel)
+
+
+def test_user_cell_with_get_variable_in_call_is_reused_across_steps():
+    class ScaledCell(tf.nn.rnn_cell.RNNCell):
+        state_size = property(lambda self: 2)
+        output_size = property(lambda self: 2)
+
+        def call(self, inputs, state):
+            w = tf.get_variable("w", [2], inputs.dtype, initializer=tf.constant_initializer([0.5, -1.0]))
+            return inputs * w + state, state + 1.0
+
+    x = tf.ones([1, 3, 2], tf.float64)
+    out, state = tf.nn.dynamic_rnn(ScaledCell(), x, dtype=tf.float64)
+    outs, _ = tf.nn.static_rnn(ScaledCell(), tf.unstack(x, axis=1), dtype=tf.float64, scope="unrolled")
+    assert [v.name for v in tf.global_variables()] == ["rnn/scaled_cell/w:0", "unrolled/scaled_cell/w:0"]
+    assert tf.global_variables()[0].dtype.base_dtype == tf.float64 and out.dtype == tf.float64
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got, st, got_static = s.run([out, state, outs])
+    np.testing.assert_allclose(got[0], [[0.5, -1.0], [1.5, 0.0], [2.5, 1.0]])
+    np.testing.assert_allclose(st, [[3.0, 3.0]])
+    np.testing.assert_allclose(np.stack(got_static, 1), got)
+
+
+def test_float64_cells_build_float64_weights_and_nested_inputs():
+    class PairCell(tf.nn.rnn_cell.RNNCell):
+        state_size = property(lambda self: 2)
+        output_size = property(lambda self: (2, 1))
+
+        def call(self, inputs, state):
+            a, b = inputs
+            new = state + a * b
+            return (new, tf.reduce_sum(new, axis=1, keepdims=True)), new
+
+    a = tf.constant(np.arange(12, dtype=np.float64).reshape(2, 3, 2))
+    b = tf.constant(np.full((2, 3, 1), 0.5))
+    (o1, o2), st = tf.nn.dynamic_rnn(PairCell(), (a, b), dtype=tf.float64)
+    lstm = tf.nn.rnn_cell.LSTMCell(2)
+    _, st2 = tf.nn.dynamic_rnn(lstm, a, dtype=tf.float64, scope="lstm")
+    assert o1.shape.as_list() == [2, 3, 2] and o2.shape.as_list() == [2, 3, 1]
+    assert lstm.dtype == tf.float64 and all(v.dtype.base_dtype == tf.float64 for v in lstm.variables)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        v1, v2, vs = s.run([o1, o2, st])
+        s.run(st2)
+    np.testing.assert_allclose(vs, [[3.0, 4.5], [12.0, 13.5]])
+    np.testing.assert_allclose(v2[:, :, 0], v1.sum(axis=2))
