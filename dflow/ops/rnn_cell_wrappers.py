@@ -6,7 +6,7 @@ state, or where it runs.
 
 >>> import dflow as tf
 >>> cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(4), output_keep_prob=0.5)
->>> out, state = tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 5]), dtype=tf.float32)
+>>> out, state = tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 5]), dtype=tf.float32, scope="dropped")
 >>> out.shape.as_list()
 [2, 3, 4]
 """
