@@ -562,3 +562,25 @@ def test_float64_cells_build_float64_weights_and_nested_inputs():
         s.run(st2)
     np.testing.assert_allclose(vs, [[3.0, 4.5], [12.0, 13.5]])
     np.testing.assert_allclose(v2[:, :, 0], v1.sum(axis=2))
+
+
+def test_sharing_weights_between_rnns_as_tf1():
+    # TF 2.15: a new cell under reuse=True or AUTO_REUSE finds the first one's weights; one cell object
+    # keeps its first scope whatever scope a later dynamic_rnn names.
+    x = tf.ones([2, 3, 4])
+    with tf.variable_scope("model"):
+        tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), x, dtype=tf.float32)
+    with tf.variable_scope("model", reuse=True):
+        tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), x * 2, dtype=tf.float32)
+    cell = tf.nn.rnn_cell.GRUCell(3)
+    tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, scope="shared")
+    tf.nn.dynamic_rnn(cell, x * 2, dtype=tf.float32, scope="other")
+    for _ in range(2):
+        with tf.variable_scope("auto", reuse=tf.AUTO_REUSE):
+            tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(3), x, dtype=tf.float32)
+    assert [v.name for v in tf.global_variables()] == [
+        "model/rnn/basic_lstm_cell/kernel:0", "model/rnn/basic_lstm_cell/bias:0",
+        "shared/gru_cell/gates/kernel:0", "shared/gru_cell/gates/bias:0", "shared/gru_cell/candidate/kernel:0",
+        "shared/gru_cell/candidate/bias:0", "auto/rnn/gru_cell/gates/kernel:0", "auto/rnn/gru_cell/gates/bias:0",
+        "auto/rnn/gru_cell/candidate/kernel:0", "auto/rnn/gru_cell/candidate/bias:0"]
+    assert cell.scope_name == "shared/gru_cell"
