@@ -584,3 +584,35 @@ def test_sharing_weights_between_rnns_as_tf1():
         "shared/gru_cell/candidate/bias:0", "auto/rnn/gru_cell/gates/kernel:0", "auto/rnn/gru_cell/gates/bias:0",
         "auto/rnn/gru_cell/candidate/kernel:0", "auto/rnn/gru_cell/candidate/bias:0"]
     assert cell.scope_name == "shared/gru_cell"
+
+
+def test_raw_rnn_with_an_emit_structure_of_its_own():
+    inputs_ta = tf.TensorArray(tf.float32, size=3).unstack(
+        tf.constant(np.cos(np.arange(24) * 0.3).reshape(3, 2, 4).astype(np.float32)))
+    proj = tf.constant(np.arange(15, dtype=np.float32).reshape(3, 5) / 10)
+    with tf.variable_scope("raw", initializer=_ramp):
+        cell = tf.nn.rnn_cell.GRUCell(3)
+
+        def loop_fn(time, cell_output, cell_state, loop_state):
+            if cell_output is None:  # the emit structure: a 5-vector and an int32 scalar per entry
+                emit, state = (tf.zeros([5]), tf.zeros([], tf.int32)), cell.zero_state(2, tf.float32)
+            else:
+                emit, state = (tf.matmul(cell_output, proj), tf.fill([2], time)), cell_state
+            finished = tf.fill([2], time >= 2)
+            nxt = tf.cond(tf.reduce_all(finished), lambda: tf.zeros([2, 4]),
+                          lambda: inputs_ta.read(tf.minimum(time, 2)))
+            return finished, nxt, state, emit, None
+
+        (ta1, ta2), state, loop_state = tf.nn.raw_rnn(cell, loop_fn)
+        a, b = ta1.stack(), ta2.stack()
+    assert a.shape.as_list() == [None, 2, 5] and b.dtype == tf.int32 and loop_state is None
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got_a, got_b, got_state = s.run([a, b, state])
+    np.testing.assert_allclose(got_a, [[[0.1335, 0.15129, 0.16907, 0.18686, 0.20465],
+                                        [0.00632, 0.01112, 0.01591, 0.0207, 0.0255]],
+                                       [[-0.01624, -0.01735, -0.01846, -0.01956, -0.02067],
+                                        [-0.10362, -0.11794, -0.13225, -0.14657, -0.16088]]], atol=2e-5)
+    assert got_b.tolist() == [[1, 1], [2, 2]]
+    np.testing.assert_allclose(got_state, [[0.01411, -0.01786, -0.00731], [-0.00961, -0.05983, -0.07371]],
+                               atol=2e-5)
