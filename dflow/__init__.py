@@ -65,7 +65,7 @@ from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, t
 from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
 from dflow.ops import template as _template  # noqa: F401, E402 - tf.make_template
-from dflow.ops import rnn_cell_impl as _rnn_cell_impl  # noqa: F401, E402 - tf.nn.rnn_cell.*
+from dflow.ops import rnn_cells as _rnn_cells  # noqa: F401, E402 - tf.nn.rnn_cell.*
 from dflow.ops import rnn_cell_wrappers as _rnn_cell_wrappers  # noqa: F401, E402 - tf.nn.rnn_cell.*Wrapper
 from dflow.ops import rnn as _rnn  # noqa: F401, E402 - tf.nn.dynamic_rnn, tf.nn.static_rnn, ...
 

@@ -23,7 +23,8 @@ from dflow.framework.tensor_shape import as_shape
 from dflow.ops import math_ops, nn_ops, random_ops, unary_math_ops
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.registry import constant_value
-from dflow.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, assert_like_rnncell
+from dflow.ops.rnn_cell_impl import RNNCell, assert_like_rnncell
+from dflow.ops.rnn_cells import LSTMStateTuple
 from dflow.ops.tensor_array_ops import is_tensor_array
 
 
