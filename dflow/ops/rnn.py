@@ -167,10 +167,10 @@ def _checked_sequence_length(sequence_length, batch_size) -> Tensor:
 @tf_export("nn.dynamic_rnn")
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None, parallel_iterations=None,
                 swap_memory=False, time_major=False, scope=None):
-    """Runs ``cell`` over the time steps of ``inputs`` (``[batch, time, ...]``, or
-    ``[time, batch, ...]`` with ``time_major``; possibly nested) in a while loop.
+    """Runs ``cell`` over the time steps of ``inputs`` in a while loop.
 
-    Returns ``(outputs, state)``: the outputs of every step (nested as
+    ``inputs`` is ``[batch, time, ...]`` (``[time, batch, ...]`` with
+    ``time_major``), possibly nested. Returns ``(outputs, state)``: the outputs of every step (nested as
     ``cell.output_size``, batch-major unless ``time_major``), and the final
     state. With ``sequence_length`` (one length per batch entry), outputs
     past an entry's length are zeros and its final state is the one at its
@@ -278,9 +278,13 @@ def _reverse_time(x, sequence_length, time_axis: int, batch_axis: int):
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, initial_state_fw=None,
                               initial_state_bw=None, dtype=None, parallel_iterations=None, swap_memory=False,
                               time_major=False, scope=None):
-    """``dynamic_rnn`` forwards (scope ``fw``) and over the time-reversed inputs (scope ``bw``,
-    reversed within each entry's ``sequence_length``). Returns ``((output_fw, output_bw),
-    (state_fw, state_bw))``, ``output_bw`` reversed back into time order."""
+    """A forward and a backward ``dynamic_rnn`` over the same inputs.
+
+    The backward one (scope ``bw``; the forward one is in ``fw``) reads the
+    inputs reversed within each entry's ``sequence_length``. Returns
+    ``((output_fw, output_bw), (state_fw, state_bw))``, ``output_bw``
+    reversed back into time order.
+    """
     assert_like_rnncell("cell_fw", cell_fw)
     assert_like_rnncell("cell_bw", cell_bw)
     time_axis, batch_axis = (0, 1) if time_major else (1, 0)
@@ -303,9 +307,11 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, in
 
 @tf_export("nn.raw_rnn")
 def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
-    """The loop of ``dynamic_rnn`` with every step's input, state and emitted output decided by
-    ``loop_fn(time, cell_output, cell_state, loop_state) -> (finished, next_input, next_state,
-    emit_output, next_loop_state)`` (called with ``None``s first, for the initial values).
+    """A loop over ``cell`` whose inputs, state and emitted outputs ``loop_fn`` decides.
+
+    ``loop_fn(time, cell_output, cell_state, loop_state)`` returns
+    ``(finished, next_input, next_state, emit_output, next_loop_state)``; it
+    is first called with ``None``s, for the initial values.
 
     Returns ``(emit_ta, final_state, final_loop_state)``: TensorArrays (nested as the emitted
     structure) holding each step's emitted output, zeros for finished entries.
@@ -442,9 +448,12 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
 
 @tf_export("nn.static_state_saving_rnn")
 def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None, scope=None):
-    """``static_rnn`` starting from ``state_saver.state(state_name)`` and saving the final state
-    with ``state_saver.save_state(state_name, state)`` (before the last output and the state
-    are available). ``state_name`` is nested as ``cell.state_size``."""
+    """``static_rnn`` from a state saver's state, saving the final state back.
+
+    The initial state is ``state_saver.state(name)``; the final one is saved
+    with ``state_saver.save_state(name, state)`` before the last output and
+    the state are available. ``state_name`` is nested as ``cell.state_size``.
+    """
     state_size = cell.state_size
     state_is_tuple = nest.is_nested(state_size)
     if state_is_tuple != nest.is_nested(state_name):
@@ -501,8 +510,12 @@ def _reverse_seq(input_seq, lengths):
 @tf_export("nn.static_bidirectional_rnn")
 def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, initial_state_bw=None, dtype=None,
                              sequence_length=None, scope=None):
-    """``static_rnn`` forwards (scope ``fw``) and over the reversed steps (scope ``bw``); returns
-    ``(outputs, state_fw, state_bw)`` with each step's forward and backward outputs concatenated."""
+    """A forward and a backward ``static_rnn``, their outputs concatenated step by step.
+
+    The backward one (scope ``bw``; the forward one is in ``fw``) reads the
+    steps reversed (within each entry's ``sequence_length``). Returns
+    ``(outputs, state_fw, state_bw)``.
+    """
     assert_like_rnncell("cell_fw", cell_fw)
     assert_like_rnncell("cell_bw", cell_bw)
     if not nest.is_nested(inputs):

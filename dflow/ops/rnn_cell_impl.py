@@ -144,9 +144,12 @@ def assert_like_rnncell(cell_name: str, cell) -> None:
 
 @tf_export("nn.rnn_cell.RNNCell")
 class RNNCell:
-    """The abstract recurrent cell: subclasses give ``state_size``, ``output_size`` and
-    ``call(inputs, state) -> (output, new_state)``, creating variables in ``build`` (with
-    ``add_weight``) or in ``call`` (with ``tf.get_variable``; later calls reuse them).
+    """The abstract recurrent cell.
+
+    Subclasses give ``state_size``, ``output_size`` and
+    ``call(inputs, state) -> (output, new_state)``, creating variables in
+    ``build`` (with ``add_weight``) or in ``call`` (with ``tf.get_variable``;
+    later calls reuse them).
     """
 
     # Class defaults, so that subclasses written for TF1 without a super().__init__() call work.

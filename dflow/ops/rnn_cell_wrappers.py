@@ -123,11 +123,15 @@ class _RNNCellWrapperV1(RNNCell):
 
 @tf_export("nn.rnn_cell.DropoutWrapper")
 class DropoutWrapper(_RNNCellWrapperV1):
-    """Dropout on the cell's inputs, outputs and state (``*_keep_prob``: the probability to keep a
-    unit). With ``variational_recurrent``, one mask per sequence is drawn when the wrapper is built
-    and used at every time step (Gal & Ghahramani); then ``dtype`` (and ``input_size`` when inputs
-    are dropped) are needed. ``dropout_state_filter_visitor`` picks the parts of the state to drop
-    (by default all but an LSTM's ``c``)."""
+    """Dropout on the cell's inputs, outputs and state.
+
+    ``*_keep_prob`` is the probability to keep a unit. With
+    ``variational_recurrent``, each run draws one mask per tensor, shared by
+    every time step and batch entry (Gal & Ghahramani); it needs ``dtype``,
+    and ``input_size`` when inputs are dropped.
+    ``dropout_state_filter_visitor`` picks the parts of the state to drop
+    (by default all but an LSTM's ``c``).
+    """
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
                  variational_recurrent=False, input_size=None, dtype=None, seed=None,

@@ -158,8 +158,11 @@ def _lstm_state(state, state_is_tuple: bool, c_size: int, h_size: int):
 
 @tf_export("nn.rnn_cell.BasicLSTMCell")
 class BasicLSTMCell(LayerRNNCell):
-    """The basic LSTM: one ``kernel`` for the gates ``i, j, f, o`` (in that order), ``forget_bias``
-    added to the forget gate; no peepholes, clipping or projection (see ``LSTMCell``)."""
+    """The basic LSTM cell: no peepholes, clipping or projection (see ``LSTMCell``).
+
+    One ``kernel`` computes the gates ``i, j, f, o`` (in that order);
+    ``forget_bias`` is added to the forget gate.
+    """
 
     _input_ndim = 2
 
@@ -207,9 +210,12 @@ class BasicLSTMCell(LayerRNNCell):
 
 @tf_export("nn.rnn_cell.LSTMCell")
 class LSTMCell(LayerRNNCell):
-    """The full LSTM: optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), cell clipping,
-    and a projection of the output to ``num_proj`` units (``projection/kernel``), clipped by
-    ``proj_clip``."""
+    """The LSTM cell with optional peepholes, clipping and an output projection.
+
+    Peepholes are ``w_f_diag``, ``w_i_diag``, ``w_o_diag``; ``cell_clip``
+    clips the cell state; ``num_proj`` projects the output
+    (``projection/kernel``), clipped by ``proj_clip``.
+    """
 
     _input_ndim = 2
 
@@ -284,8 +290,10 @@ class LSTMCell(LayerRNNCell):
 
 @tf_export("nn.rnn_cell.MultiRNNCell")
 class MultiRNNCell(RNNCell):
-    """Cells stacked in order: each one's output is the next one's input; cell ``i`` works in the
-    variable scope ``cell_i``."""
+    """Cells stacked in order, each one's output the next one's input.
+
+    Cell ``i`` works in the variable scope ``cell_i``.
+    """
 
     def __init__(self, cells, state_is_tuple=True):
         super().__init__()
