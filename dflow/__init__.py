@@ -85,6 +85,9 @@ from dflow.platform import testing as _testing  # noqa: F401, E402 - tf.test.*
 from dflow.ops import gradient_checker as _gradient_checker  # noqa: F401, E402 - tf.test.compute_gradient(_error)
 from dflow.ops import image_ops as _image_ops  # noqa: F401, E402 - tf.image.*
 from dflow.ops import image_color as _image_color  # noqa: F401, E402 - tf.image colour conversions and adjustments
+from dflow.ops import rnn_cells as _rnn_cells  # noqa: F401, E402 - tf.nn.rnn_cell.*
+from dflow.ops import rnn_cell_wrappers as _rnn_cell_wrappers  # noqa: F401, E402 - tf.nn.rnn_cell.*Wrapper
+from dflow.ops import rnn as _rnn  # noqa: F401, E402 - tf.nn.dynamic_rnn, tf.nn.static_rnn, ...
 
 __version__ = "0.1.0"
 

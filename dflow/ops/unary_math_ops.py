@@ -16,6 +16,7 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework.graph import Tensor, name_scope
+from dflow.ops._common import array_module
 from dflow.ops._math_common import (
     _B,
     _COMPLEX,
@@ -223,8 +224,11 @@ _unary_gradient("Atanh", lambda x, y, g: g * reciprocal(_one_minus_square(_conj(
 def _sigmoid(x):
     if x.dtype.kind == "c":
         return np.reciprocal(np.add(1, np.exp(np.negative(x))))
-    # exp(-log(1 + exp(-x))) neither overflows nor loses relative precision for x << 0.
-    return np.exp(np.negative(np.logaddexp(0, np.negative(x))))
+    # With e = exp(-|x|) <= 1: 1/(1+e) for x >= 0 and e/(1+e) for x < 0, which neither overflows nor
+    # loses relative precision for x << 0; three times faster than logaddexp (LSTMs call it most).
+    e = np.exp(np.negative(np.abs(x)))
+    r = np.reciprocal(1 + e)
+    return array_module(x).where(x >= 0, r, e * r)
 
 
 tanh = _def_unary("tanh", "Tanh", np.tanh, _FC, "Hyperbolic tangent element-wise.", (*_tm("tanh"), "nn.tanh"))
