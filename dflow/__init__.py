@@ -67,7 +67,8 @@ from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func
 from dflow.ops import template as _template  # noqa: F401, E402 - tf.make_template
 from dflow.ops import image_ops as _image_ops  # noqa: F401, E402 - tf.image.*
 from dflow.ops import image_color as _image_color  # noqa: F401, E402 - tf.image colour conversions and adjustments
-from dflow.ops import image_resize as _image_resize  # noqa: F401, E402 - tf.image.resize*, crop_and_resize
+from dflow.ops import image_resize as _image_resize  # noqa: F401, E402 - tf.image.resize*
+from dflow.ops import image_crop as _image_crop  # noqa: F401, E402 - tf.image.crop_and_resize, extract_glimpse
 
 __version__ = "0.1.0"
 
