@@ -88,6 +88,10 @@ from dflow.ops import image_color as _image_color  # noqa: F401, E402 - tf.image
 from dflow.ops import rnn_cells as _rnn_cells  # noqa: F401, E402 - tf.nn.rnn_cell.*
 from dflow.ops import rnn_cell_wrappers as _rnn_cell_wrappers  # noqa: F401, E402 - tf.nn.rnn_cell.*Wrapper
 from dflow.ops import rnn as _rnn  # noqa: F401, E402 - tf.nn.dynamic_rnn, tf.nn.static_rnn, ...
+from dflow.ops import image_resize as _image_resize  # noqa: F401, E402 - tf.image.resize*
+from dflow.ops import image_crop as _image_crop  # noqa: F401, E402 - tf.image.crop_and_resize, extract_glimpse
+from dflow.ops import image_boxes as _image_boxes  # noqa: F401, E402 - tf.image NMS, boxes
+from dflow.ops import image_quality as _image_quality  # noqa: F401, E402 - tf.image.psnr, ssim
 
 __version__ = "0.1.0"
 
