@@ -67,6 +67,7 @@ from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, t
 from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
 from dflow.ops import template as _template  # noqa: F401, E402 - tf.make_template
+from dflow.ops import io_ops as _io_ops  # noqa: F401, E402 - tf.read_file, tf.matching_files, tf.TFRecordReader, ...
 
 __version__ = "0.1.0"
 
