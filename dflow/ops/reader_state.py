@@ -21,8 +21,8 @@ import threading
 
 from dflow.framework import dtypes, errors
 from dflow.framework.file_io import _path, os_error, stat
+from dflow.framework.protobuf import Field, Message
 from dflow.framework.tf_record import next_record, open_records
-from dflow.summary.proto import Field, Message
 
 
 class ReaderBaseState(Message):
