@@ -22,6 +22,7 @@ from dflow._api import export_value as _export
 from dflow.framework import dtypes as _dtypes
 from dflow.framework import composite as _composite
 from dflow.framework import errors as errors
+from dflow.framework import example_pb as _example_pb  # noqa: F401 - tf.train.Example, tf.train.Feature, ...
 from dflow.framework import file_io as _file_io  # noqa: F401 - tf.gfile.*, tf.io.gfile.*
 from dflow.framework import graph as _graph
 from dflow.framework import mode as _mode  # noqa: F401

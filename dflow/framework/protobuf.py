@@ -21,6 +21,8 @@ The classes mimic the generated protobuf API that TF1 code uses::
 
 from __future__ import annotations
 
+import math
+import operator
 import struct
 
 # -- wire format ---------------------------------------------------------------------
@@ -128,7 +130,8 @@ class Field:
     """One field of a message: number, name, kind (a scalar kind or a Message class), label.
 
     ``label`` is ``"single"`` (proto3: omitted at its default), ``"oneof:<name>"``
-    (written whenever set), ``"repeated"`` or ``"packed"``.
+    (written whenever set), ``"repeated"``, ``"packed"`` or ``"map"`` (string keys,
+    ``kind`` the values' message class).
     """
 
     __slots__ = ("number", "name", "kind", "label", "oneof")
@@ -148,15 +151,93 @@ class Field:
     def repeated(self) -> bool:
         return self.label in ("repeated", "packed")
 
+    @property
+    def is_map(self) -> bool:
+        return self.label == "map"
+
+
+_INT_RANGES = {"int64": (-(1 << 63), (1 << 63) - 1), "int32": (-(1 << 31), (1 << 31) - 1),
+               "uint64": (0, (1 << 64) - 1), "uint32": (0, (1 << 32) - 1), "enum": (-(1 << 31), (1 << 31) - 1)}
+
+
+def _float32(v: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def check_scalar(kind: str, v):
+    """``v`` as a value of a repeated ``kind`` field, with protobuf's TypeError/ValueError otherwise."""
+    if kind in _INT_RANGES:
+        v = operator.index(v)
+        lo, hi = _INT_RANGES[kind]
+        if not lo <= v <= hi:
+            raise ValueError(f"Value out of range: {v}")
+        return v
+    if kind in ("float", "double"):
+        if isinstance(v, (str, bytes)):
+            raise TypeError(f"must be real number, not {type(v).__name__}")
+        v = float(v)
+        if kind == "float" and math.isfinite(v) and abs(v) <= 3.4028234663852886e38:
+            v = _float32(v)
+        return v
+    if kind == "bytes":
+        if not isinstance(v, (bytes, bytearray)):
+            raise TypeError(f"expected bytes, {type(v).__name__} found")
+        return bytes(v)
+    if kind == "string":
+        return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+    if kind == "bool":
+        return bool(v)
+    return v
+
 
 class RepeatedField(list):
-    """A repeated field: a list, with ``add(**fields)`` for repeated messages."""
+    """A repeated field: a list, with ``add(**fields)`` for repeated messages.
 
-    __slots__ = ("_cls",)
+    Values are checked (and floats rounded to float32) as protobuf does;
+    changing the list of an implicitly read sub-message sets it in its parent.
+    """
 
-    def __init__(self, cls=None, items=()):
-        super().__init__(items)
+    __slots__ = ("_cls", "_kind", "_owner")
+
+    def __init__(self, cls=None, items=(), kind=None, owner=None):
+        super().__init__()
         self._cls = cls
+        self._kind = kind
+        self._owner = owner
+        if items:
+            self.extend(items)
+
+    def _check(self, v):
+        if self._cls is not None:
+            if not isinstance(v, self._cls):
+                raise TypeError(f"Parameter to CopyFrom() must be instance of same class: expected "
+                                f"{self._cls.__name__} got {type(v).__name__}.")
+            return v
+        return check_scalar(self._kind, v) if self._kind else v
+
+    def _touch(self) -> None:
+        if self._owner is not None:
+            self._owner._touch()
+
+    def append(self, v) -> None:
+        super().append(self._check(v))
+        self._touch()
+
+    def extend(self, values) -> None:
+        super().extend([self._check(v) for v in values])
+        self._touch()
+
+    def insert(self, i, v) -> None:
+        super().insert(i, self._check(v))
+        self._touch()
+
+    def __setitem__(self, i, v) -> None:
+        super().__setitem__(i, [self._check(x) for x in v] if isinstance(i, slice) else self._check(v))
+        self._touch()
+
+    def __iadd__(self, values):
+        self.extend(values)
+        return self
 
     def add(self, **kwargs):
         if self._cls is None:
@@ -164,6 +245,47 @@ class RepeatedField(list):
         m = self._cls(**kwargs)
         self.append(m)
         return m
+
+
+class MapField(dict):
+    """A map field from strings to messages: reading a missing key creates its value, as protobuf does."""
+
+    __slots__ = ("_cls", "_owner")
+
+    def __init__(self, cls, owner):
+        super().__init__()
+        self._cls = cls
+        self._owner = owner
+
+    @staticmethod
+    def _key(key) -> str:
+        if isinstance(key, bytes):
+            return key.decode("utf-8")
+        if not isinstance(key, str):
+            raise TypeError(f"map keys must be str, got {type(key).__name__}")
+        return key
+
+    def __missing__(self, key):
+        m = self._cls()
+        dict.__setitem__(self, self._key(key), m)
+        self._owner._touch()
+        return m
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key) -> bool:
+        return isinstance(key, (str, bytes)) and super().__contains__(self._key(key))
+
+    def __setitem__(self, key, value):
+        raise ValueError("Message objects may not be assigned")
+
+    def get_or_create(self, key):
+        return self[key]
+
+    def _merge(self, key, value) -> None:
+        dict.__setitem__(self, self._key(key), value)
+        self._owner._touch()
 
 
 class Message:
@@ -194,8 +316,14 @@ class Message:
             if k not in self._BY_NAME:
                 raise ValueError(f"Protocol message {type(self).__name__} has no \"{k}\" field.")
             f = self._BY_NAME[k]
-            if f.repeated:
+            if f.is_map:
+                target = getattr(self, k)
+                for key, value in dict(v).items():
+                    target[key].CopyFrom(value)
+            elif f.repeated:
                 getattr(self, k).extend(v)
+            elif f.is_message and isinstance(v, dict):
+                setattr(self, k, f.kind(**v))
             else:
                 setattr(self, k, v)
 
@@ -207,8 +335,12 @@ class Message:
         values = self._values
         if name in values:
             return values[name]
+        if f.is_map:
+            values[name] = MapField(f.kind, self)
+            return values[name]
         if f.repeated:
-            values[name] = RepeatedField(f.kind if f.is_message else None)
+            values[name] = RepeatedField(f.kind if f.is_message else None, kind=None if f.is_message else f.kind,
+                                         owner=self)
             return values[name]
         if f.is_message:
             # Reading an unset sub-message gives an empty one; assigning into it sets it.
@@ -222,7 +354,7 @@ class Message:
         if f is None:
             raise AttributeError(f"Assignment not allowed (no field \"{name}\" in protocol message "
                                  f"{type(self).__name__}).")
-        if f.repeated:
+        if f.repeated or f.is_map:
             raise AttributeError(f"Assignment not allowed to repeated field \"{name}\" in protocol message "
                                  f"object; use append/extend.")
         if f.is_message:
@@ -251,15 +383,19 @@ class Message:
                 if other.oneof == f.oneof and other is not f:
                     self._values.pop(other.name, None)
         self._values[f.name] = value
+        self._touch()
+
+    def _touch(self) -> None:
+        """An implicitly read sub-message that changes becomes set in its parent."""
         parent = self.__dict__.get("_parent")
-        if parent is not None:  # an implicitly read sub-message becomes set in its parent
+        if parent is not None:
             owner, attr = parent
             object.__setattr__(self, "_parent", None)
             owner._set(owner._BY_NAME[attr], self)
 
     def HasField(self, name: str) -> bool:  # noqa: N802 - protobuf name
         f = self._BY_NAME.get(name)
-        if f is None or f.repeated:
+        if f is None or f.repeated or f.is_map:
             raise ValueError(f"Protocol message {type(self).__name__} has no singular \"{name}\" field.")
         if name not in self._values:
             return False
@@ -287,7 +423,7 @@ class Message:
             if f.name not in self._values:
                 continue
             v = self._values[f.name]
-            if f.repeated and not v:
+            if (f.repeated or f.is_map) and not v:
                 continue
             if f.label == "single" and not f.is_message and _is_default(f.kind, v):
                 continue
@@ -296,16 +432,25 @@ class Message:
 
     def CopyFrom(self, other) -> None:  # noqa: N802 - protobuf name
         if type(other) is not type(self):
-            raise TypeError(f"CopyFrom needs a {type(self).__name__}")
+            raise TypeError(f"Parameter to CopyFrom() must be instance of same class: expected "
+                            f"{type(self).__name__} got {type(other).__name__}.")
         self.ParseFromString(other.SerializeToString())
+        self._touch()
 
     # -- serialization --------------------------------------------------------------
-    def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf name
+    def SerializeToString(self, deterministic=None) -> bytes:  # noqa: N802 - protobuf name
         out = []
         for f in self._ORDERED:
             if f.name not in self._values:
                 continue
             v = self._values[f.name]
+            if f.is_map:
+                for key in sorted(v):
+                    body = v[key].SerializeToString()
+                    entry = (_encode_scalar(1, _LEN, key.encode("utf-8"))
+                             + _key(2, _LEN) + encode_varint(len(body)) + body)
+                    out.append(_key(f.number, _LEN) + encode_varint(len(entry)) + entry)
+                continue
             if f.is_message:
                 items = v if f.repeated else [v]
                 for m in items:
@@ -335,10 +480,22 @@ class Message:
         return len(data)
 
     def MergeFromString(self, data: bytes) -> int:  # noqa: N802 - protobuf name
+        data = bytes(data)
         for number, wire, value, raw in iter_fields(data):
             f = self._BY_NUMBER.get(number)
             if f is None:
                 self._unknown.append(raw)
+                continue
+            if f.is_map:
+                if wire != _LEN:
+                    raise ValueError(f"bad wire type for {type(self).__name__}.{f.name}")
+                key, entry_value = "", b""
+                for n, w, x, _ in iter_fields(value):
+                    if n == 1 and w == _LEN:
+                        key = x.decode("utf-8")
+                    elif n == 2 and w == _LEN:
+                        entry_value = x
+                getattr(self, f.name)._merge(key, f.kind.FromString(entry_value))
                 continue
             if f.is_message:
                 if wire != _LEN:
@@ -388,14 +545,45 @@ class Message:
         pad = "  " * indent
         lines = []
         for f, v in self.ListFields():
+            if f.is_map:
+                inner = "  " * (indent + 1)
+                for key in sorted(v):
+                    lines.append(f"{pad}{f.name} {{\n{inner}key: \"{text_escape(key)}\"\n{inner}value {{\n"
+                                 f"{v[key]._text(indent + 2)}{inner}}}\n{pad}}}\n")
+                continue
             items = v if f.repeated else [v]
             for x in items:
                 if f.is_message:
                     lines.append(f"{pad}{f.name} {{\n{x._text(indent + 1)}{pad}}}\n")
                 else:
-                    lines.append(f"{pad}{f.name}: {x!r}\n" if f.kind not in ("string",)
-                                 else f"{pad}{f.name}: \"{x}\"\n")
+                    lines.append(f"{pad}{f.name}: {_text_value(f.kind, x)}\n")
         return "".join(lines)
+
+
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
+            ord("\\"): "\\\\"}
+
+
+def text_escape(value) -> str:
+    """Protobuf's text-format escaping of a string or bytes (non-printable bytes in octal)."""
+    data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    return "".join(_ESCAPES.get(b) or (chr(b) if 32 <= b < 127 else f"\\{b:03o}") for b in data)
+
+
+def _text_value(kind: str, x) -> str:
+    if kind in ("string", "bytes"):
+        return f'"{text_escape(x)}"'
+    if kind == "bool":
+        return "true" if x else "false"
+    if kind in ("float", "double"):
+        if not math.isfinite(x):
+            return str(x)
+        # upb's round-trip form: FLT_DIG (DBL_DIG) significant digits, or 3 (2) more if they do not read back
+        short, long_ = (6, 9) if kind == "float" else (15, 17)
+        text = f"{x:.{short}g}"
+        back = float(text)
+        return text if (_float32(back) if kind == "float" else back) == x else f"{x:.{long_}g}"
+    return repr(x)
 
 
 def _encode_scalar(number: int, wire: int, body: bytes) -> bytes:
