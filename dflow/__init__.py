@@ -68,6 +68,7 @@ from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, t
 from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
 from dflow.ops import template as _template  # noqa: F401, E402 - tf.make_template
+from dflow.ops import example_parsing as _example_parsing  # noqa: F401, E402 - tf.io.parse_example, ...
 from dflow.ops import io_ops as _io_ops  # noqa: F401, E402 - tf.read_file, tf.matching_files, tf.TFRecordReader, ...
 
 __version__ = "0.1.0"
