@@ -9,10 +9,11 @@ map access that creates entries, ``.add()`` on repeated messages)::
     ex.features.feature["label"].int64_list.value.append(3)
     Example.FromString(ex.SerializeToString()) == ex     # True
 
-Bytes are TF's for messages whose maps hold one entry. Maps of several
-entries serialize in key order, as protobuf's deterministic serialization
-(``SerializeToString(deterministic=True)``) does; TF's default order is its
-hash table's, which parses to the same message.
+Bytes are TF's, except for the order of a map's entries: dflow writes them
+in insertion order (as TF's C++ protobuf does for ``decode_json_example``),
+and in key order with ``SerializeToString(deterministic=True)``, byte for
+byte as TF; TF's Python protobuf (upb) writes its hash table's order by
+default. Every order parses to the same message.
 """
 
 from __future__ import annotations

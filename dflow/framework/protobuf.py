@@ -7,9 +7,9 @@ subclass listing its ``Field``s, over an encoder and decoder of the wire
 format (varints, fixed 32/64-bit values, length-delimited fields).
 Fields serialize in field-number order with proto3 rules (a scalar at its
 default is omitted; a ``oneof`` member is written whenever set), which gives
-byte-for-byte TensorFlow output; map fields serialize in key order
-(protobuf's deterministic serialization). Unknown fields read are kept and
-written back.
+byte-for-byte TensorFlow output. Map fields serialize in insertion order,
+or in key order with ``SerializeToString(deterministic=True)``, as protobuf
+does. Unknown fields read are kept and written back.
 
 The classes mimic the generated protobuf API that TF1 code uses::
 
@@ -445,8 +445,8 @@ class Message:
                 continue
             v = self._values[f.name]
             if f.is_map:
-                for key in sorted(v):
-                    body = v[key].SerializeToString()
+                for key in (sorted(v) if deterministic else v):
+                    body = v[key].SerializeToString(deterministic)
                     entry = (_encode_scalar(1, _LEN, key.encode("utf-8"))
                              + _key(2, _LEN) + encode_varint(len(body)) + body)
                     out.append(_key(f.number, _LEN) + encode_varint(len(entry)) + entry)
@@ -454,7 +454,7 @@ class Message:
             if f.is_message:
                 items = v if f.repeated else [v]
                 for m in items:
-                    body = m.SerializeToString()
+                    body = m.SerializeToString(deterministic)
                     out.append(_key(f.number, _LEN) + encode_varint(len(body)) + body)
                 continue
             wire, enc, _, _ = _KINDS[f.kind]
@@ -528,7 +528,7 @@ class Message:
 
     # -- comparison and display -----------------------------------------------------
     def __eq__(self, other) -> bool:
-        return type(other) is type(self) and other.SerializeToString() == self.SerializeToString()
+        return type(other) is type(self) and other.SerializeToString(True) == self.SerializeToString(True)
 
     def __ne__(self, other) -> bool:
         return not self.__eq__(other)

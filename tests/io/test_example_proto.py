@@ -28,32 +28,38 @@ def test_sequence_example_bytes_and_text():
     fl.feature.add().bytes_list.value.append(b"a")
     fl.feature.add().bytes_list.value.append(b"b")
     se.feature_lists.feature_list["empty"]
-    assert se.SerializeToString().hex() == ("0a0e0a0c0a036c656e12051a030a010212220a090a05656d70747912000a150a03746f"
-                                            "6b120e0a050a030a01610a050a030a0162")
+    assert se.SerializeToString(deterministic=True).hex() == (
+        "0a0e0a0c0a036c656e12051a030a010212220a090a05656d70747912000a150a03746f6b120e0a050a030a01610a050a030a0162")
     assert str(se.context) == 'feature {\n  key: "len"\n  value {\n    int64_list {\n      value: 2\n    }\n  }\n}\n'
     back = tf.train.SequenceExample.FromString(se.SerializeToString())
     assert back == se and len(back.feature_lists.feature_list["tok"].feature) == 2
 
 
-def test_multi_entry_maps_serialize_deterministically():
+def test_multi_entry_maps():
     feats = {"z": F(int64_list=tf.train.Int64List(value=[1, -2, 300])),
              "a": F(float_list=tf.train.FloatList(value=[1.5, -0.0, 3e38])),
              "m": F(bytes_list=tf.train.BytesList(value=[b"x", b"", "é".encode()])),
              "e": F(), "i": F(int64_list=tf.train.Int64List())}
     ex = tf.train.Example(features=tf.train.Features(feature=feats))
-    # TF's entries (its hash order z, a, e, m, i), each as TF writes it
+    # TF's entries, each as TF writes it; TF's upb writes them in its hash order z, a, e, m, i
     tf_entries = {"z": "0a160a017a12111a0f0a0d01feffffffffffffffff01ac02",
                   "a": "0a150a01611210120e0a0c0000c03f00000080e6b1617f", "e": "0a050a01651200",
                   "m": "0a100a016d120b0a090a01780a000a02c3a9", "i": "0a070a016912021a00"}
-    body = "".join(tf_entries[k] for k in sorted(tf_entries))
-    assert ex.SerializeToString().hex() == "0a51" + body
-    assert ex.SerializeToString(deterministic=True) == ex.SerializeToString()
+    assert ex.SerializeToString().hex() == "0a51" + "".join(tf_entries[k] for k in "zamei")  # insertion order
+    assert ex.SerializeToString(deterministic=True).hex() == "0a51" + "".join(tf_entries[k] for k in "aeimz")
     tf_bytes = bytes.fromhex("0a51" + "".join(tf_entries[k] for k in "zaemi"))
     back = tf.train.Example.FromString(tf_bytes)
-    assert back == ex and sorted(back.features.feature.keys()) == ["a", "e", "i", "m", "z"]
+    assert back == ex and list(back.features.feature.keys()) == ["z", "a", "e", "m", "i"]
+    assert back.SerializeToString() == tf_bytes
     assert back.features.feature["e"].WhichOneof("kind") is None
     assert back.features.feature["i"].WhichOneof("kind") == "int64_list"
     assert back.features.feature["a"].float_list.value == [1.5, -0.0, np.float32(3e38)]
+    # TF's SerializeToString(deterministic=True) of five int64 features inserted as z, a, m, e, i
+    five = tf.train.Example(features=tf.train.Features(feature={k: F(int64_list=tf.train.Int64List(value=[i]))
+                                                                for i, k in enumerate("zamei")}))
+    assert five.SerializeToString(deterministic=True).hex() == (
+        "0a3c0a0a0a016112051a030a01010a0a0a016512051a030a01030a0a0a016912051a030a01040a0a0a016d12051a030a01020a0a0a"
+        "017a12051a030a0100")
 
 
 def test_protobuf_behaviour():
