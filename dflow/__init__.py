@@ -22,6 +22,7 @@ from dflow._api import export_value as _export
 from dflow.framework import dtypes as _dtypes
 from dflow.framework import composite as _composite
 from dflow.framework import errors as errors
+from dflow.framework import example_pb as _example_pb  # noqa: F401 - tf.train.Example, tf.train.Feature, ...
 from dflow.framework import file_io as _file_io  # noqa: F401 - tf.gfile.*, tf.io.gfile.*
 from dflow.framework import graph as _graph
 from dflow.framework import mode as _mode  # noqa: F401
@@ -92,6 +93,8 @@ from dflow.ops import image_resize as _image_resize  # noqa: F401, E402 - tf.ima
 from dflow.ops import image_crop as _image_crop  # noqa: F401, E402 - tf.image.crop_and_resize, extract_glimpse
 from dflow.ops import image_boxes as _image_boxes  # noqa: F401, E402 - tf.image NMS, boxes
 from dflow.ops import image_quality as _image_quality  # noqa: F401, E402 - tf.image.psnr, ssim
+from dflow.ops import example_parsing as _example_parsing  # noqa: F401, E402 - tf.io.parse_example, ...
+from dflow.ops import io_ops as _io_ops  # noqa: F401, E402 - tf.read_file, tf.matching_files, tf.TFRecordReader, ...
 
 __version__ = "0.1.0"
 
