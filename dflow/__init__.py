@@ -58,6 +58,9 @@ from dflow.ops import scatter_ops as _scatter_ops  # noqa: F401 - tf.tensor_scat
 from dflow.ops import segment_ops as _segment_ops  # noqa: F401 - tf.segment_*, tf.unsorted_segment_*, tf.sparse.segment_*
 from dflow.ops import sparse_ops as _sparse_ops  # noqa: F401 - tf.sparse.* (build, convert, rearrange)
 from dflow.ops import sparse_math_ops as _sparse_math_ops  # noqa: F401 - tf.sparse.add/reduce_*/matmul/..., tf.edit_distance
+from dflow.ops import embedding_ops as _embedding_ops  # noqa: F401 - tf.nn.embedding_lookup(_sparse), safe_embedding_lookup_sparse
+from dflow.ops import candidate_sampling_ops as _candidate_sampling_ops  # noqa: F401 - tf.nn.*_candidate_sampler, compute_accidental_hits
+from dflow.ops import sampled_losses as _sampled_losses  # noqa: F401 - tf.nn.nce_loss, tf.nn.sampled_softmax_loss
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import string_ops as _string_ops  # noqa: F401 - tf.strings.to_hash_bucket*, tf.fingerprint
 from dflow.ops import string_text_ops as _string_text_ops  # noqa: F401 - tf.strings.join/substr/regex_*/format/...

@@ -13,8 +13,12 @@ import contextlib
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.composite import IndexedSlices
 from dflow.framework.graph import Tensor, _graph_of, name_scope
 from dflow.ops.constant_op import convert_to_tensor
+
+# Ops whose gradient rule passes an IndexedSlices gradient on unchanged (a variable's read).
+_PASSES_INDEXED_SLICES = frozenset({"Identity"})
 
 _DIFFERENTIABLE = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
@@ -59,14 +63,21 @@ def _between(ys, xs, stop_ops) -> list:
 
 
 def _sum(grads: list, scope_name: str):
+    """The sum of the gradients that reached one tensor. IndexedSlices (sparse gradients, as an
+    embedding lookup makes) add up by concatenation, as in TF1; mixed with dense ones, they are
+    made dense first."""
     grads = [g for g in grads if g is not None]
     if not grads:
         return None
     if len(grads) == 1:
         return grads[0]
-    from dflow.ops import math_ops
+    from dflow.ops import array_ops, math_ops
 
-    return math_ops.add_n(grads, name=scope_name)
+    if all(isinstance(g, IndexedSlices) for g in grads):
+        with name_scope(scope_name.replace("AddN", "concat")):
+            return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
+                                 array_ops.concat([g.indices for g in grads], 0), grads[0].dense_shape)
+    return math_ops.add_n([convert_to_tensor(g) for g in grads], name=scope_name)
 
 
 def _maybe_colocate_with(graph, op, colocate: bool):
@@ -83,7 +94,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     """Symbolic derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Returns one tensor per x, or None where x does not affect ys (or zeros,
-    with ``unconnected_gradients="zero"``).
+    with ``unconnected_gradients="zero"``); an ``IndexedSlices`` where only
+    sparse gradients reach x (an embedding table's rows), as in TF1.
 
     >>> import dflow as tf
     >>> x = tf.constant(3.0)
@@ -130,6 +142,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
                 if g is None and t.dtype in _DIFFERENTIABLE:
                     out_grads[i] = array_ops.zeros_like(t)
+                elif isinstance(g, IndexedSlices) and op._type not in _PASSES_INDEXED_SLICES:
+                    out_grads[i] = convert_to_tensor(g)
             with name_scope(f"{op.name}_grad"), _maybe_colocate_with(graph, op, colocate_gradients_with_ops):
                 in_grads = rule(op, *out_grads)
             if not isinstance(in_grads, (list, tuple)):
@@ -140,7 +154,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             for t, g in zip(op._inputs, in_grads):
                 if g is None or t.dtype not in _DIFFERENTIABLE:
                     continue
-                g = convert_to_tensor(g)
+                if not isinstance(g, IndexedSlices):
+                    g = convert_to_tensor(g)
                 grads.setdefault(t, []).append(g)
 
         out = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.ops.constant_op import convert_to_tensor
+from dflow.ops.variables import scatter_sub
 from dflow.train.optimizer import Optimizer, cast_to
 from dflow.train.training_ops import apply_training_op, register_apply_op
 
@@ -42,3 +43,9 @@ class GradientDescentOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         lr = cast_to(self._learning_rate_tensor, var.dtype.base_dtype)
         return apply_training_op("ApplyGradientDescent", var, [], [lr, grad]).op
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """A sparse gradient subtracts ``lr * rows`` from the rows it touches (TF1's ScatterSub;
+        repeated rows add up there, so they need no merging first)."""
+        lr = cast_to(self._learning_rate_tensor, var.dtype.base_dtype)
+        return scatter_sub(var, grad.indices, grad.values * lr, use_locking=self._use_locking).op

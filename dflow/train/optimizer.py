@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.composite import IndexedSlices, convert_to_tensor_or_indexed_slices
 from dflow.framework.graph import (
     GraphKeys,
     Operation,
@@ -36,6 +37,7 @@ from dflow.ops.control_flow_ops import group, tuple_
 from dflow.ops.gradients_impl import gradients
 from dflow.ops.variables import Variable, assign_add, trainable_variables
 from dflow.train import slot_creator
+from dflow.train.training_ops import sparse_rows
 
 
 def _var_key(var) -> tuple:
@@ -56,6 +58,16 @@ def cast_to(value, dtype) -> Tensor:
     return t if t.dtype is dtype else math_ops.cast(t, dtype)
 
 
+def deduplicate_indexed_slices(values, indices):
+    """``(summed_values, unique_indices)``: the rows of an IndexedSlices with repeated indices summed."""
+    from dflow.ops.array_ops import shape as shape_of
+    from dflow.ops.array_ops import unique
+    from dflow.ops.segment_ops import unsorted_segment_sum
+
+    unique_indices, positions = unique(indices)
+    return unsorted_segment_sum(values, positions, shape_of(unique_indices)[0]), unique_indices
+
+
 def _check_optimizable(v) -> None:
     if not isinstance(v, (Variable, Tensor)):
         raise NotImplementedError(f"Trying to optimize unsupported type {v!r}")
@@ -64,7 +76,10 @@ def _check_optimizable(v) -> None:
 def _update_op(optimizer, grad, var):
     if not isinstance(var, Variable):
         raise NotImplementedError(f"Trying to update a Tensor {var!r}")
-    update = optimizer._apply_dense(grad, var)
+    if isinstance(grad, IndexedSlices):
+        update = optimizer._apply_sparse_duplicate_indices(grad, var)
+    else:
+        update = optimizer._apply_dense(grad, var)
     if var.constraint is None:
         return update
     # The constraint sees the updated value: the apply op's output. (TF1 read it through
@@ -166,7 +181,7 @@ class Optimizer:
         for g, v in grads_and_vars:
             if g is not None:
                 try:
-                    g = convert_to_tensor(g)
+                    g = convert_to_tensor_or_indexed_slices(g)
                 except (TypeError, ValueError):
                     raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}") \
                         from None
@@ -267,6 +282,18 @@ class Optimizer:
 
     def _apply_dense(self, grad, var):
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_dense")
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """Applies the IndexedSlices ``grad`` with repeated rows summed first, as TF1 does."""
+        values, indices = deduplicate_indexed_slices(grad.values, grad.indices)
+        return self._apply_sparse(IndexedSlices(values, indices, grad.dense_shape), var)
+
+    def _apply_sparse(self, grad, var):
+        """The update for an IndexedSlices gradient without repeated rows: the ``Sparse`` twin of
+        the optimizer's apply op (only the rows in ``grad.indices`` change, as in TF1), or the
+        dense update on the densified gradient for optimizers TF1 updates densely (Adam)."""
+        with sparse_rows(grad):
+            return self._apply_dense(grad.values, var)
 
     def _finish(self, update_ops, name_scope: str):
         return group(*update_ops, name=name_scope)

@@ -23,13 +23,16 @@ nothing. Each optimizer module registers its op next to its class::
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 import numpy as np
 
-from dflow.framework import errors
+from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, colocate_with
 from dflow.framework.tensor_shape import TensorShape
+from dflow.ops.constant_op import convert_to_tensor
+from dflow.ops.index_args import host
 from dflow.ops.registry import apply_op, not_differentiable, register
 from dflow.ops.variables import _state
 
@@ -61,8 +64,8 @@ def register_apply_op(op_type: str, inputs: tuple, slots: tuple, update: Callabl
         return [(dtype, shape)]
 
     def make_kernel(op, resources):
-        states = [_state(op, v, resources) for v in (op._attrs["var"], *op._attrs["slots"])]
         attrs = {k: v for k, v in op._attrs.items() if k not in ("var", "slots")}
+        names = [v.name for v in (op._attrs["var"], *op._attrs["slots"])]
 
         def compute(values, args):
             # A training-step hot path: checks are plain attribute compares.
@@ -70,25 +73,116 @@ def register_apply_op(op_type: str, inputs: tuple, slots: tuple, update: Callabl
             for k in range(1, len(values)):
                 if values[k].shape != shape:
                     raise errors.InvalidArgumentError(
-                        None, None, f"var and {states[k].name} do not have the same shape {list(shape)} "
+                        None, None, f"var and {names[k]} do not have the same shape {list(shape)} "
                                     f"{list(values[k].shape)}")
             if args[grad_index].shape != shape:
                 raise errors.InvalidArgumentError(
                     None, None, f"var and {inputs[grad_index]} do not have the same shape {list(shape)} "
-                                f"{list(args[grad_index].shape)} (variable {states[0].name})")
+                                f"{list(args[grad_index].shape)} (variable {names[0]})")
             for i in scalar_positions:
                 if np.ndim(args[i]) != 0:
                     raise errors.InvalidArgumentError(
                         None, None, f"{inputs[i]} is not a scalar: {list(np.shape(args[i]))}")
             return update(*values, *args, **attrs) if attrs else update(*values, *args)
 
-        if len(states) == 1:
-            (state,) = states
-            return lambda *args: state.update(lambda value: compute((value,), args)[0])
-        return lambda *args: update_together(states, lambda *values: compute(values, args))
+        return _bind_states(op, resources, compute)
 
     register(op_type, infer=infer, make_kernel=make_kernel, stateful=True)
     not_differentiable(op_type)
+    _GRAD_INDEX[op_type] = grad_index
+    if op_type in SPARSE_TWINS:
+        _register_sparse_twin(op_type, grad_index, update)
+
+
+def _bind_states(op, resources, compute: Callable) -> Callable:
+    """The kernel of an apply op: ``compute(values, args)`` under the variable's and slots' locks."""
+    states = [_state(op, v, resources) for v in (op._attrs["var"], *op._attrs["slots"])]
+    if len(states) == 1:
+        (state,) = states
+        return lambda *args: state.update(lambda value: compute((value,), args)[0])
+    return lambda *args: update_together(states, lambda *values: compute(values, args))
+
+
+# -- sparse twins: TF1's SparseApply* ops update only the rows a sparse gradient touches ----------------
+
+# The apply ops TF1 has a ``Sparse`` twin of (Adam and GradientDescent have none: TF1's
+# optimizers update those densely, or by ScatterSub).
+SPARSE_TWINS = frozenset({"ApplyAdagrad", "ApplyMomentum", "ApplyFtrl", "ApplyFtrlV2", "ApplyRMSProp",
+                          "ApplyCenteredRMSProp", "ApplyAdadelta", "ApplyProximalGradientDescent",
+                          "ApplyProximalAdagrad", "ApplyAdagradDA"})
+_GRAD_INDEX: dict = {}
+
+
+def _register_sparse_twin(op_type: str, grad_index: int, update: Callable) -> None:
+    """``Sparse<op_type>``: inputs as ``op_type``'s with ``indices`` after the gradient rows; the
+    update runs on those rows of the variable and its slots (one row after another when indices
+    repeat, as TF1's kernels do)."""
+    sparse_type = "Sparse" + op_type
+
+    def infer(op):
+        var = op._attrs["var"]
+        dtype, shape = var._attrs["dtype"], var.outputs[0].shape
+        grad, indices = op._inputs[grad_index], op._inputs[grad_index + 1]
+        if indices.dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Input 'indices' of '{sparse_type}' Op must be int32 or int64, got {indices.dtype.name}")
+        for t in op._inputs[:grad_index + 1] + op._inputs[grad_index + 2:]:
+            if t.dtype is not dtype:
+                raise TypeError(f"Inputs of '{sparse_type}' Op must have type {dtype.name} of argument 'var', got "
+                                f"{t.dtype.name}")
+        if shape.ndims is not None and grad.shape.ndims is not None:
+            want = TensorShape([None]).concatenate(shape[1:])
+            if not want.is_compatible_with(grad.shape):
+                raise ValueError(f"var and grad do not have the same shape beyond the first dimension: {shape} vs "
+                                 f"{grad.shape}")
+        return [(dtype, shape)]
+
+    def make_kernel(op, resources):
+        attrs = {k: v for k, v in op._attrs.items() if k not in ("var", "slots")}
+
+        def compute(values, args):
+            args = list(args)
+            indices = np.asarray(host(args.pop(grad_index + 1))).reshape(-1).astype(np.int64)
+            grad = args[grad_index]
+            rows = values[0].shape[0]
+            bad = np.flatnonzero((indices < 0) | (indices >= rows))
+            if bad.size:
+                i = int(bad[0])
+                raise errors.InvalidArgumentError(None, None, f"indices[{i}] = {indices[i]} is not in [0, {rows})")
+            if grad.shape[:1] != indices.shape or grad.shape[1:] != values[0].shape[1:]:
+                raise errors.InvalidArgumentError(
+                    None, None, f"grad must be [{indices.size}] + var.shape[1:] = "
+                                f"{[indices.size] + list(values[0].shape[1:])}, got {list(grad.shape)}")
+            new = [v.copy() for v in values]
+            batches = [indices] if np.unique(indices).size == indices.size else [indices[k:k + 1] for k in
+                                                                                  range(indices.size)]
+            start = 0
+            for rows_at in batches:
+                part = list(args)
+                part[grad_index] = grad[start:start + rows_at.size]
+                start += rows_at.size
+                out = update(*(v[rows_at] for v in new), *part, **attrs)
+                for v, o in zip(new, out):
+                    v[rows_at] = o
+            return new
+
+        return _bind_states(op, resources, compute)
+
+    register(sparse_type, infer=infer, make_kernel=make_kernel, stateful=True, gpu=False)
+    not_differentiable(sparse_type)
+
+
+_SPARSE_ROWS: list = []  # the IndexedSlices gradient an optimizer is applying sparsely, while it does
+
+
+@contextlib.contextmanager
+def sparse_rows(grad):
+    """Within: ``apply_training_op`` given ``grad.values`` as the gradient builds the op's ``Sparse``
+    twin with ``grad.indices`` (or, for an op without one, the dense op on the densified gradient)."""
+    _SPARSE_ROWS.append(grad)
+    try:
+        yield
+    finally:
+        _SPARSE_ROWS.pop()
 
 
 def update_together(states: list, compute: Callable):
@@ -117,6 +211,14 @@ def update_together(states: list, compute: Callable):
 def apply_training_op(op_type: str, var, slots: list, inputs: list, attrs: dict | None = None) -> Tensor:
     """Creates ``op_type`` updating ``var`` and ``slots`` (Variables), colocated with ``var``."""
     var_op = var.op
+    if _SPARSE_ROWS and op_type in _GRAD_INDEX and inputs[_GRAD_INDEX[op_type]] is _SPARSE_ROWS[-1].values:
+        grad, i = _SPARSE_ROWS[-1], _GRAD_INDEX[op_type]
+        inputs = list(inputs)
+        if op_type in SPARSE_TWINS:
+            op_type = "Sparse" + op_type
+            inputs.insert(i + 1, grad.indices)
+        else:
+            inputs[i] = convert_to_tensor(grad)
     with colocate_with(var_op):
         op = apply_op(op_type, inputs, {"var": var_op, "slots": tuple(s.op for s in slots), **(attrs or {})},
                       name=op_type)
