@@ -53,6 +53,8 @@ from dflow.ops import segment_ops as _segment_ops  # noqa: F401 - tf.segment_*, 
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import string_ops as _string_ops  # noqa: F401 - tf.strings.to_hash_bucket*, tf.fingerprint
 from dflow.ops import string_text_ops as _string_text_ops  # noqa: F401 - tf.strings.join/substr/regex_*/format/...
+from dflow.ops import string_split_ops as _string_split_ops  # noqa: F401 - tf.string_split, tf.strings.split/ngrams
+from dflow.ops import unicode_ops as _unicode_ops  # noqa: F401 - tf.strings.unicode_*
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
 from dflow.ops import variables as _variables  # noqa: F401
 from dflow.placement.device_spec import DeviceSpec
