@@ -121,3 +121,21 @@ def test_bitwise_ops_match_tf():
         [-1, 0, 2305843009213693952, -4611686018427387904, 12345], [-2147483648, -2147483648, 3], [-4, 0, -1],
         [[4, 0], [2, 2]]]
     assert got[6].dtype == np.int8 and got[5].dtype == np.uint64
+
+
+def test_is_non_decreasing_and_is_strictly_increasing_match_tf():
+    cases = [[1, 2, 2, 3], [1, 3, 2], [[1, 2], [3, 4]], [[1, 2], [2, 4]], [], 5, [1.0, float("nan")], [3]]
+    with tf.Graph().as_default():
+        a, b = tf.debugging.is_non_decreasing(cases[0]), tf.math.is_strictly_increasing(cases[0])
+        assert (a.name, b.name, a.shape.as_list(), a.dtype) == ("is_non_decreasing/All:0",
+                                                                "is_strictly_increasing/All:0", [], tf.bool)
+        assert tf.is_non_decreasing is tf.math.is_non_decreasing is tf.debugging.is_non_decreasing
+        assert tf.is_strictly_increasing is tf.debugging.is_strictly_increasing
+        got = run([[tf.is_non_decreasing(x), tf.is_strictly_increasing(x)] for x in cases])
+        p = tf.placeholder(tf.float32)
+        fed = run(tf.is_strictly_increasing(p), {p: [[1.0, 2.0], [2.5, 3.0]]})
+        with pytest.raises(TypeError, match="Expected x to be numeric"):
+            tf.is_non_decreasing(["a", "b"])
+    assert [[bool(v) for v in g] for g in got] == [[True, False], [False, False], [True, True], [True, False],
+                                                  [True, True], [True, True], [False, False], [True, True]]
+    assert bool(fed)
