@@ -219,7 +219,7 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
     with name_scope(name, "UnicodeEncode", [input]):
         x = convert_to_tensor(input, dtype=dtypes.int32, name="input")
         if x.shape.ndims is None:
-            raise NotImplementedError("strings.unicode_encode: dflow needs an input of known rank")
+            raise ValueError("Rank of input_tensor must be statically known.")
         if x.shape.ndims == 0:
             raise ValueError("input_tensor's rank must be at least 1.")
         dims, flat, splits = rows_of_last_dimension(x)
