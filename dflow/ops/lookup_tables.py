@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import uuid
 
 import numpy as np
 
@@ -424,8 +425,11 @@ class StaticHashTable(_LookupTable):
         if self._default_value.shape.ndims not in (None, 0, 1):
             raise ValueError(f"default_value must be a scalar, got shape {self._default_value.shape}")
         self._name = name or "hash_table"
+        # A name of its own (as TF2 gives tables): on a cluster the table stays the same resource
+        # however the graph grows between runs.
+        shared_name = f"hash_table_{uuid.uuid4().hex}"
         self._resource_handle = apply_op(
-            "HashTableV2", [], {"container": "", "shared_name": "", "use_node_name_sharing": False,
+            "HashTableV2", [], {"container": "", "shared_name": shared_name, "use_node_name_sharing": False,
                                 "key_dtype": self._key_dtype, "value_dtype": self._value_dtype},
             name=self._name).outputs[0]
         self._name = self._resource_handle.op.name.split("/")[-1]
