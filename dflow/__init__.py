@@ -64,6 +64,11 @@ from dflow.ops import sampled_losses as _sampled_losses  # noqa: F401 - tf.nn.nc
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import string_ops as _string_ops  # noqa: F401 - tf.strings.to_hash_bucket*, tf.fingerprint
 from dflow.ops import string_text_ops as _string_text_ops  # noqa: F401 - tf.strings.join/substr/regex_*/format/...
+from dflow.ops import string_split_ops as _string_split_ops  # noqa: F401 - tf.string_split, tf.strings.split/ngrams
+from dflow.ops import unicode_ops as _unicode_ops  # noqa: F401 - tf.strings.unicode_*
+from dflow.ops import lookup_tables as _lookup_tables  # noqa: F401 - tf.lookup.*
+from dflow.ops import bitwise_ops as _bitwise_ops  # noqa: F401 - tf.bitwise.*
+from dflow.ops import set_ops as _set_ops  # noqa: F401 - tf.sets.*
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
 from dflow.ops import variables as _variables  # noqa: F401
 from dflow.ops import partitioned_variables as _partitioned_variables  # noqa: F401 - tf.fixed_size_partitioner, ...

@@ -301,3 +301,35 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
             return no_op(name="static_checks_determined_all_ok")
         with control_dependencies(checks):
             return no_op(name="assert_shapes")
+
+
+# -- is_non_decreasing / is_strictly_increasing -------------------------------------------------------
+
+
+def _is_ordered(x, name, default_name: str, compare) -> Tensor:
+    from dflow.ops.shape_ops import reshape
+
+    with name_scope(name, default_name, [x]):
+        flat = reshape(convert_to_tensor(x, name="tensor"), [-1])
+        if not (flat.dtype.is_integer or flat.dtype.is_floating):
+            raise TypeError(f"Expected x to be numeric, instead found: {flat}")
+        # Pairs of neighbours in row-major order; fewer than two elements is ordered (all of nothing).
+        return reduce_all(compare(flat[:-1], flat[1:]), name="All")
+
+
+@tf_export("debugging.is_non_decreasing", "math.is_non_decreasing", "is_non_decreasing")
+def is_non_decreasing(x, name=None) -> Tensor:
+    """Whether ``x`` read in row-major order never decreases (True for fewer than two elements).
+
+    >>> import dflow as tf
+    >>> with tf.Session() as s:
+    ...     bool(s.run(tf.debugging.is_non_decreasing([1, 2, 2, 3])))
+    True
+    """
+    return _is_ordered(x, name, "is_non_decreasing", math_ops.less_equal)
+
+
+@tf_export("debugging.is_strictly_increasing", "math.is_strictly_increasing", "is_strictly_increasing")
+def is_strictly_increasing(x, name=None) -> Tensor:
+    """Whether ``x`` read in row-major order always increases (True for fewer than two elements)."""
+    return _is_ordered(x, name, "is_strictly_increasing", math_ops.less)

@@ -12,3 +12,6 @@ from dflow.feature_column.feature_column import (  # noqa: F401 - installs tf.fe
     linear_model,
     numeric_column,
 )
+from dflow.feature_column.vocabulary_file import (  # noqa: F401, E402 - backed by tf.lookup tables
+    categorical_column_with_vocabulary_file,
+)

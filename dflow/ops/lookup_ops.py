@@ -74,10 +74,9 @@ def vocabulary_lookup(keys, vocabulary_list, default_value=-1, num_oov_buckets=0
 
 @tf_export("tables_initializer", "initializers.tables_initializer", "initialize_all_tables")
 def tables_initializer(name="init_all_tables"):
-    """An op that runs every table initializer in ``GraphKeys.TABLE_INITIALIZERS``.
-
-    dflow's vocabulary lookups need no initialization, so this is a no-op unless
-    something was added to that collection; TF1 code that runs it works unchanged.
+    """An op that runs every table initializer in ``GraphKeys.TABLE_INITIALIZERS``: those of the
+    ``tf.lookup`` tables (and ``categorical_column_with_vocabulary_file``); a no-op when there are
+    none (the in-memory vocabulary lookups need no initialization).
     """
     from dflow.ops.control_flow_ops import group, no_op
 

@@ -162,9 +162,12 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None, redu
     keep = bool(keepdims if keepdims is not None else keep_dims)
     with name_scope(name, "ReduceJoin", [inputs, axis]):
         x = string_input(inputs, "ReduceJoin", "inputs")
-        if axis is None:
-            if x.shape.ndims is None:
-                raise NotImplementedError("reduce_join: axis=None needs an input of known rank in dflow")
+        if axis is None and x.shape.ndims is None:  # every axis, last first, as TF's
+            from dflow.ops.creation_ops import range as range_
+            from dflow.ops.shape_ops import rank
+
+            axes = range_(rank(x) - 1, -1, -1)
+        elif axis is None:
             axes = convert_to_tensor(list(range(x.shape.ndims - 1, -1, -1)), dtype=dtypes.int32, name="Const")
         else:
             axes = convert_to_tensor(axis, dtype=dtypes.int32, name="reduction_indices")

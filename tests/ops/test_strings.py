@@ -99,6 +99,8 @@ def test_reduce_join_matches_tf():
             tf.strings.reduce_join(M, 2)
         p = tf.placeholder(tf.string, [None, 3])
         assert tf.strings.reduce_join(p, 1).shape.as_list() == [None]
+        anyrank = tf.placeholder(tf.string)
+        assert run(tf.strings.reduce_join(anyrank), {anyrank: M}) == b"abcdef"
     assert got[0] == b"abcdef"
     assert got[1].tolist() == [b"a,d", b"b,e", b"c,f"]
     assert got[2].tolist() == [[b"abc"], [b"def"]]
