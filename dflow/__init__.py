@@ -34,6 +34,8 @@ from dflow.ops import gradients_impl as _gradients_impl  # noqa: F401
 from dflow.ops import linalg_ops as _linalg_ops  # noqa: F401
 from dflow.ops import losses_ops as _losses_ops  # noqa: F401 - tf.losses.*
 from dflow.ops import math_ops as _math_ops  # noqa: F401
+from dflow.ops import math_extra_ops as _math_extra_ops  # noqa: F401 - tf.math.xlogy, tf.complex, tf.confusion_matrix, ...
+from dflow.ops import special_math_ops as _special_math_ops  # noqa: F401 - tf.lgamma, tf.math.special.*, ...
 from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import nn_reshape_ops as _nn_reshape_ops  # noqa: F401
