@@ -36,6 +36,7 @@ from dflow.ops import losses_ops as _losses_ops  # noqa: F401 - tf.losses.*
 from dflow.ops import math_ops as _math_ops  # noqa: F401
 from dflow.ops import math_extra_ops as _math_extra_ops  # noqa: F401 - tf.math.xlogy, tf.complex, tf.confusion_matrix, ...
 from dflow.ops import special_math_ops as _special_math_ops  # noqa: F401 - tf.lgamma, tf.math.special.*, ...
+from dflow.ops import fft_ops as _fft_ops  # noqa: F401 - tf.signal.fft*, tf.spectral.*
 from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import nn_reshape_ops as _nn_reshape_ops  # noqa: F401
