@@ -70,6 +70,9 @@ from dflow.platform import tf_logging as _tf_logging  # noqa: F401, E402 - tf.lo
 from dflow.platform import testcase as _testcase  # noqa: F401, E402 - tf.test.TestCase
 from dflow.platform import testing as _testing  # noqa: F401, E402 - tf.test.*
 from dflow.ops import gradient_checker as _gradient_checker  # noqa: F401, E402 - tf.test.compute_gradient(_error)
+from dflow.framework import tf_nest as _tf_nest  # noqa: F401, E402 - tf.nest.*
+from dflow.framework import graph_util as _graph_util  # noqa: F401, E402 - tf.graph_util.*
+from dflow.platform import versions as _versions  # noqa: F401, E402 - tf.version.*, tf.VERSION
 
 __version__ = "0.1.0"
 
