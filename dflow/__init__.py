@@ -73,6 +73,8 @@ from dflow.ops import gradient_checker as _gradient_checker  # noqa: F401, E402 
 from dflow.framework import tf_nest as _tf_nest  # noqa: F401, E402 - tf.nest.*
 from dflow.framework import graph_util as _graph_util  # noqa: F401, E402 - tf.graph_util.*
 from dflow.platform import versions as _versions  # noqa: F401, E402 - tf.version.*, tf.VERSION
+from dflow.platform import resource_loader as _resource_loader  # noqa: F401, E402 - tf.resource_loader.*
+from dflow.platform import tf_config as _tf_config  # noqa: F401, E402 - tf.config.*
 
 __version__ = "0.1.0"
 
