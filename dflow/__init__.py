@@ -107,6 +107,11 @@ from dflow.ops import image_boxes as _image_boxes  # noqa: F401, E402 - tf.image
 from dflow.ops import image_quality as _image_quality  # noqa: F401, E402 - tf.image.psnr, ssim
 from dflow.ops import example_parsing as _example_parsing  # noqa: F401, E402 - tf.io.parse_example, ...
 from dflow.ops import io_ops as _io_ops  # noqa: F401, E402 - tf.read_file, tf.matching_files, tf.TFRecordReader, ...
+from dflow.framework import tf_nest as _tf_nest  # noqa: F401, E402 - tf.nest.*
+from dflow.framework import graph_util as _graph_util  # noqa: F401, E402 - tf.graph_util.*
+from dflow.platform import versions as _versions  # noqa: F401, E402 - tf.version.*, tf.VERSION
+from dflow.platform import resource_loader as _resource_loader  # noqa: F401, E402 - tf.resource_loader.*
+from dflow.platform import tf_config as _tf_config  # noqa: F401, E402 - tf.config.*
 
 __version__ = "0.1.0"
 

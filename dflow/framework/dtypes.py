@@ -10,6 +10,8 @@ import builtins
 
 import numpy as np
 
+from dflow._api import export_value
+
 
 class DType:
     """A tensor element type: ``tf.float32``, ``tf.int64``, ``tf.string``, ...
@@ -27,6 +29,8 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
+        if self._np is None:
+            raise TypeError(f"tf.{self.name} has no numpy dtype in dflow: {UNIMPLEMENTED_REASONS[self]}")
         return self._np
 
     @property
@@ -47,7 +51,11 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
-        return self in (float16, float32, float64)
+        return self in (float16, float32, float64, bfloat16)
+
+    @property
+    def is_quantized(self) -> bool:
+        return self in QUANTIZED_DTYPES
 
     @property
     def is_integer(self) -> bool:
@@ -67,14 +75,19 @@ class DType:
 
     @property
     def is_numpy_compatible(self) -> bool:
-        return True
+        return self not in (resource, variant)
 
     @property
     def size(self) -> int:
-        return 1 if self is string else np.dtype(self._np).itemsize
+        if self is string:
+            return 1
+        if self._np is None:
+            return 2 if self is bfloat16 else 0
+        return np.dtype(self._np).itemsize
 
     @property
     def min(self):
+        self._check_has_range("minimum")
         if self.is_floating:
             return np.finfo(self._np).min
         if self.is_integer:
@@ -85,6 +98,7 @@ class DType:
 
     @property
     def max(self):
+        self._check_has_range("maximum")
         if self.is_floating:
             return np.finfo(self._np).max
         if self.is_integer:
@@ -92,6 +106,12 @@ class DType:
         if self is bool:
             return True
         raise TypeError(f"Cannot find maximum value of {self}.")
+
+    def _check_has_range(self, which: str) -> None:
+        if self.is_quantized:
+            raise TypeError(f"Cannot find {which} value of {self} with quantized type {self}.")
+        if self._np is None:
+            raise TypeError(f"Cannot find {which} value of {self}.")
 
     def is_compatible_with(self, other) -> bool:
         return self is as_dtype(other)
@@ -137,15 +157,34 @@ string = DType("string", np.object_, 7)
 complex64 = DType("complex64", np.complex64, 8)
 complex128 = DType("complex128", np.complex128, 18)
 
+# Types dflow names but cannot compute with: any op producing one is NotImplementedError at graph build.
+# The quantized types carry TF's numpy stand-ins (a one-field structured dtype).
+qint8 = DType("qint8", np.dtype([("qint8", np.int8)]), 11)
+quint8 = DType("quint8", np.dtype([("quint8", np.uint8)]), 12)
+qint16 = DType("qint16", np.dtype([("qint16", np.int16)]), 15)
+quint16 = DType("quint16", np.dtype([("quint16", np.uint16)]), 16)
+qint32 = DType("qint32", np.dtype([("qint32", np.int32)]), 13)
+bfloat16 = DType("bfloat16", None, 14)
+resource = DType("resource", None, 20)
+variant = DType("variant", None, 21)
+
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
        uint32, uint64, bool, string, complex64, complex128)
+QUANTIZED_DTYPES = frozenset((qint8, quint8, qint16, quint16, qint32))
+UNIMPLEMENTED_REASONS = {
+    **{d: "quantized types are not implemented (no quantized kernels)" for d in QUANTIZED_DTYPES},
+    bfloat16: "bfloat16 is not implemented (numpy has no bfloat16 type; use float16 or float32)",
+    resource: "dflow has no resource tensors (variables, queues and tables are Python-side resources)",
+    variant: "dflow has no variant tensors (datasets and TensorArrays are Python-side values)",
+}
+UNIMPLEMENTED = frozenset(UNIMPLEMENTED_REASONS)
 
-_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL + tuple(UNIMPLEMENTED)}
 _BY_NAME.update(half=float16, double=float64)
-_BY_NP = {np.dtype(d._np): d for d in ALL if d is not string}
+_BY_NP = {np.dtype(d._np): d for d in ALL + tuple(QUANTIZED_DTYPES) if d is not string}
 _BY_NP[np.dtype(np.object_)] = string
-_BY_ENUM = {d._enum: d for d in ALL}
+_BY_ENUM = {d._enum: d for d in ALL + tuple(UNIMPLEMENTED)}
 _BY_PY = {float: float32, int: int32, complex: complex128, str: string,
           bytes: string}
 _BY_PY[builtins.bool] = bool
@@ -202,4 +241,12 @@ def dtype_of_value(value) -> DType:
     return as_dtype(arr.dtype)
 
 
-QUANTIZED_DTYPES = frozenset()
+
+for _d in UNIMPLEMENTED:
+    export_value(_d.name, _d)
+    export_value(f"dtypes.{_d.name}", _d)
+export_value("dtypes.half", half)
+export_value("dtypes.double", double)
+export_value("QUANTIZED_DTYPES", QUANTIZED_DTYPES)
+export_value("dtypes.QUANTIZED_DTYPES", QUANTIZED_DTYPES)
+del _d

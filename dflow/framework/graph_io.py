@@ -536,7 +536,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if not isinstance(t, Tensor):
             raise TypeError(f"input_map values must be Tensors, got {t!r} for {key}")
         mapped[key] = t
-    with graph.name_scope(name or "import") as scope:
+    with graph.name_scope("import" if name is None else name) as scope:
         importer = import_graph(doc, graph, scope, input_map=mapped)
     unused = [k for k in mapped if k.rpartition(":")[0] not in importer.root.ops]
     if unused:

@@ -32,7 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors
+from dflow.framework import dtypes, errors
 from dflow.framework.graph import Operation, Tensor, _graph_of, get_default_graph
 
 _OPS: dict[str, OpDef] = {}
@@ -198,10 +198,15 @@ _CONTROLLED_INPUT_HOOK: list = []
 def _infer_with_context(opdef: OpDef, op_type: str):
     def infer(op):
         try:
-            return opdef.infer(op)
+            specs = opdef.infer(op)
         except ValueError as e:
             shapes = ", ".join(_shape_str(t.shape) for t in op._inputs)
             raise ValueError(f"{e} for '{op.name}' (op: '{op_type}') with input shapes: {shapes}.") from None
+        for dtype, _ in specs:
+            if dtype in dtypes.UNIMPLEMENTED:
+                raise NotImplementedError(f"{op_type} '{op.name}': {dtype} tensors: "
+                                          f"{dtypes.UNIMPLEMENTED_REASONS[dtype]}")
+        return specs
 
     return infer
 

@@ -45,7 +45,9 @@ def get_temp_dir() -> str:
 @tf_export("test.test_src_dir_path")
 def test_src_dir_path(relative_path: str) -> str:
     """The path of ``relative_path`` inside dflow's source tree (TF: inside ``tensorflow/``)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), relative_path)
+    from dflow.platform.resource_loader import package_root
+
+    return os.path.join(package_root(), relative_path)
 
 
 # -- GPUs --------------------------------------------------------------------------------

@@ -84,6 +84,16 @@ class ConfigProto(_Message):
                "isolate_session_state": False, "experimental": None}
 
 
+# What a session created without a config starts from: tf.config's process-wide settings
+# (set_soft_device_placement, threading.set_*_parallelism_threads), as TF's context config.
+SESSION_DEFAULTS: dict = {}
+
+
+def default_session_config() -> ConfigProto:
+    """A ``ConfigProto`` holding the process-wide settings made through ``tf.config``."""
+    return ConfigProto(**SESSION_DEFAULTS)
+
+
 @tf_export("RunOptions")
 class RunOptions(_Message):
     """Per-run options: ``trace_level`` (FULL_TRACE fills RunMetadata.step_stats)

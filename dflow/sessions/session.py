@@ -24,7 +24,7 @@ from dflow.ops.constant_op import to_numpy
 from dflow.placement.placer import place
 from dflow.sessions import plan as planning
 from dflow.sessions import process_tuning
-from dflow.sessions.config import ConfigProto, DeviceStepStats, NodeExecStats, RunOptions
+from dflow.sessions.config import ConfigProto, DeviceStepStats, NodeExecStats, RunOptions, default_session_config
 from dflow.sessions.fetches import FetchStructure
 from dflow.sessions.local_executor import LocalRuntime
 from dflow.sessions.program import to_host
@@ -55,7 +55,7 @@ class BaseSession:
         if config is not None and not isinstance(config, ConfigProto):
             raise TypeError(f"config must be a tf.ConfigProto, but got {type(config).__name__}")
         self._graph = graph
-        self._config = config or ConfigProto()
+        self._config = config or default_session_config()
         self._target = target
         process_tuning.tune_allocator()
         self._thread_limits = None
