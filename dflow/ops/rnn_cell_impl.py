@@ -50,9 +50,9 @@ def _snake_case(name: str) -> str:
 def _unique_layer_name(base: str) -> str:
     """The per-graph layer names TF 2.15 gives cells: ``lstm_cell_1``, ``lstm_cell_2``, ... (its
     Keras base picks a name twice, so the first is ``_1``)."""
-    counts = get_default_graph()._attachments.setdefault("layer_name_counts", {})
-    counts[base] = counts.get(base, 0) + 1
-    return f"{base}_{counts[base]}"
+    from dflow.layers.base import unique_layer_name
+
+    return unique_layer_name(base)  # one counter per graph for cells and tf.layers, as Keras's
 
 
 def _activation(activation):
