@@ -37,6 +37,7 @@ from dflow.ops import (
     unary_math_ops,
 )
 from dflow.ops.constant_op import constant
+from dflow.ops.partitioned_variables import PartitionedVariable
 from dflow.ops.registry import constant_value
 from dflow.ops.variable_scope import get_variable, get_variable_scope, variable_scope
 
@@ -347,9 +348,6 @@ class RNNCell:
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None, trainable=None,
                    constraint=None, use_resource=None, partitioner=None, **kwargs):
         """Creates (first build) or gets the variable ``name`` in the cell's scope."""
-        if partitioner is not None:
-            raise NotImplementedError(f"{type(self).__name__}.add_weight: partitioned variables are not supported "
-                                      f"by dflow")
         trainable = True if trainable is None else trainable
         dtype = dtypes.as_dtype(dtype or self._dtype or dtypes.float32)
         self._set_scope(None)
@@ -359,8 +357,9 @@ class RNNCell:
                 variable = get_variable(name, shape=shape, dtype=dtype,
                                         initializer=initializer if initializer is not None else vs.initializer,
                                         regularizer=regularizer, trainable=trainable and self.trainable,
-                                        constraint=constraint, use_resource=use_resource)
-        self._track(variable, trainable and self.trainable)
+                                        constraint=constraint, use_resource=use_resource, partitioner=partitioner)
+        for part in (variable if isinstance(variable, PartitionedVariable) else [variable]):
+            self._track(part, trainable and self.trainable)
         return variable
 
 

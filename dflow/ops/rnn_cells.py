@@ -208,6 +208,13 @@ class BasicLSTMCell(LayerRNNCell):
         return new_h, new_state
 
 
+def _shards(num_shards):
+    """TF1's LSTMCell splits a weight into ``num_shards`` parts along its rows (or keeps it whole)."""
+    from dflow.ops.partitioned_variables import fixed_size_partitioner
+
+    return None if num_shards is None else fixed_size_partitioner(num_shards)
+
+
 @tf_export("nn.rnn_cell.LSTMCell")
 class LSTMCell(LayerRNNCell):
     """The LSTM cell with optional peepholes, clipping and an output projection.
@@ -224,9 +231,8 @@ class LSTMCell(LayerRNNCell):
                  activation=None, reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         _check_supported_dtypes(self.dtype)
-        if num_unit_shards is not None or num_proj_shards is not None:
-            raise NotImplementedError("LSTMCell: num_unit_shards and num_proj_shards split the weights into "
-                                      "partitioned variables, which dflow does not have")
+        self._num_unit_shards = num_unit_shards
+        self._num_proj_shards = num_proj_shards
         self._num_units = _as_units(num_units, "num_units")
         self._use_peepholes = use_peepholes
         self._cell_clip = cell_clip
@@ -247,7 +253,8 @@ class LSTMCell(LayerRNNCell):
         depth = _input_depth(self, inputs_shape)
         n = self._num_units
         h_depth = n if self._num_proj is None else self._num_proj
-        self._kernel = self.add_weight(_KERNEL, shape=[depth + h_depth, 4 * n], initializer=self._initializer)
+        self._kernel = self.add_weight(_KERNEL, shape=[depth + h_depth, 4 * n], initializer=self._initializer,
+                                       partitioner=_shards(self._num_unit_shards))
         self._bias = self.add_weight(_BIAS, shape=[4 * n], initializer=init_ops.zeros_initializer())
         if self._use_peepholes:
             self._w_f_diag = self.add_weight("w_f_diag", shape=[n], initializer=self._initializer)
@@ -255,7 +262,8 @@ class LSTMCell(LayerRNNCell):
             self._w_o_diag = self.add_weight("w_o_diag", shape=[n], initializer=self._initializer)
         if self._num_proj is not None:
             self._proj_kernel = self.add_weight(f"projection/{_KERNEL}", shape=[n, self._num_proj],
-                                                initializer=self._initializer)
+                                                initializer=self._initializer,
+                                                partitioner=_shards(self._num_proj_shards))
         self.built = True
 
     def call(self, inputs, state):

@@ -616,3 +616,22 @@ def test_raw_rnn_with_an_emit_structure_of_its_own():
     assert got_b.tolist() == [[1, 1], [2, 2]]
     np.testing.assert_allclose(got_state, [[0.01411, -0.01786, -0.00731], [-0.00961, -0.05983, -0.07371]],
                                atol=2e-5)
+
+
+def test_lstm_cell_shards_its_weights_into_partitioned_variables():
+    # TF 2.15: names, shapes and outputs of the same program.
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(12, dtype=np.float32).reshape(2, 2, 3) / 10)
+        cell = tf.nn.rnn_cell.LSTMCell(4, num_proj=3, num_unit_shards=2, num_proj_shards=2,
+                                       initializer=tf.constant_initializer(0.1))
+        out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        assert [(v.name, v.shape.as_list()) for v in tf.global_variables()] == [
+            ("rnn/lstm_cell/kernel/part_0:0", [3, 16]), ("rnn/lstm_cell/kernel/part_1:0", [3, 16]),
+            ("rnn/lstm_cell/bias:0", [16]), ("rnn/lstm_cell/projection/kernel/part_0:0", [2, 3]),
+            ("rnn/lstm_cell/projection/kernel/part_1:0", [2, 3])]
+        assert len(cell.trainable_weights) == 5  # the parts, as TF 1.x's layers track them
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run(out)
+    np.testing.assert_allclose(got[:, :, 0], [[0.00309, 0.015936], [0.025144, 0.059011]], atol=1e-6)
+    np.testing.assert_allclose(got, np.repeat(got[:, :, :1], 3, axis=2))
