@@ -89,6 +89,18 @@ class RemotePartition:
                               for j in range(len(partition.upstream)))
 
 
+def graph_lineage(graph) -> str:
+    """A token naming this client graph through all its versions (see ``resources._op_key``)."""
+    import secrets
+
+    from dflow.sessions.resources import LINEAGE
+
+    token = graph._attachments.get(LINEAGE)
+    if token is None:
+        token = graph._attachments.setdefault(LINEAGE, secrets.token_hex(8))
+    return token
+
+
 _logger = logging.getLogger("dflow.cluster")
 _logged_mappings: dict = {}  # scheduler address -> the mapping last logged for it
 
@@ -193,7 +205,7 @@ class ClusterRuntime:
     # -- compiling -----------------------------------------------------------------------
     def compile(self, partition, sources, partitions):
         graph = partition.ops[0].graph if partition.ops else None
-        key, _ = self._graph_doc(graph)
+        key = self._graph_doc(graph)[0]
         worker = self._address_of(partition.device)
         if worker is None:
             self.refresh_devices()
@@ -211,7 +223,8 @@ class ClusterRuntime:
             from dflow.framework.graph_io import dumps, graph_to_dict
 
             payload = dumps(graph_to_dict(graph))
-            doc = (hashlib.sha1(payload).hexdigest(), payload)
+            lineage = graph_lineage(graph)
+            doc = (hashlib.sha1(payload + lineage.encode()).hexdigest(), payload, lineage)
             with self._lock:
                 self._graph_docs = {k: v for k, v in self._graph_docs.items() if k[0] != id(graph)}
                 self._graph_docs[cache_key] = doc
@@ -224,10 +237,11 @@ class ClusterRuntime:
         if not missing:
             return
         self._check_alive(missing)
-        key, payload = self._graph_doc(graph)
+        key, payload, lineage = self._graph_doc(graph)
         assert key == graph_key
         try:
-            seen = self.client.run(worker_state.install_graph, graph_key, payload, workers=missing)
+            seen = self.client.run(worker_state.install_graph, graph_key, payload, lineage=lineage,
+                                   workers=missing)
         except Exception as e:  # noqa: BLE001 - any failure to reach the workers
             raise errors.UnavailableError(None, None, f"Could not send the graph to workers {missing}: {e}") \
                 from None

@@ -86,6 +86,17 @@ def _frozen(value):
     return value  # device arrays (CuPy) are owned by their partition
 
 
+def _op_key(op):
+    """An op's kernel state is kept per op; on a worker, per (client graph, op name), so that it
+    survives the client extending its graph (each version is imported anew, with new op objects,
+    while TF1 keeps a session's stateful kernels: an anonymous queue, a random stream)."""
+    lineage = op._graph._attachments.get(LINEAGE)
+    return op if lineage is None else (lineage, op.name)
+
+
+LINEAGE = "dflow_lineage"
+
+
 class SessionResources:
     """Per-session kernel state and variables."""
 
@@ -96,12 +107,13 @@ class SessionResources:
         self._lock = threading.Lock()
 
     def op_state(self, op, factory):
-        state = self._op_state.get(op)
+        key = _op_key(op)
+        state = self._op_state.get(key)
         if state is None:
             with self._lock:
-                state = self._op_state.get(op)
+                state = self._op_state.get(key)
                 if state is None:
-                    state = self._op_state[op] = factory()
+                    state = self._op_state[key] = factory()
         return state
 
     def variable(self, key: tuple, name: str, spec: tuple | None = None) -> VariableState:

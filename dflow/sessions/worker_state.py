@@ -42,7 +42,7 @@ class GraphNotInstalled(Exception):
         self.graph_key = graph_key
 
 
-def install_graph(graph_key: str, payload: bytes, dask_worker=None) -> str:
+def install_graph(graph_key: str, payload: bytes, dask_worker=None, lineage: str | None = None) -> str:
     """Imports the graph ``payload`` under ``graph_key``; returns this worker's incarnation.
 
     Also installs the ``dflow_run`` handler on the worker's server, through
@@ -58,8 +58,11 @@ def install_graph(graph_key: str, payload: bytes, dask_worker=None) -> str:
         import dflow  # noqa: F401 - registers every op type before import
         from dflow.framework.graph import Graph
         from dflow.framework.graph_io import import_graph, loads
+        from dflow.sessions.resources import LINEAGE
 
         graph = Graph()
+        if lineage is not None:
+            graph._attachments[LINEAGE] = lineage
         import_graph(loads(payload), graph)
         with _LOCK:
             _GRAPHS.setdefault(graph_key, graph)

@@ -62,3 +62,24 @@ def test_partitioned_variable_parts_live_on_the_parameter_servers_and_train(loca
             sess.run(train)
             assert sess.run(loss) == pytest.approx(287.99997, rel=1e-6)  # TF 2.15's figure
             assert [float(sess.run(v).sum()) for v in emb] == pytest.approx([9.6, 7.2, 7.2])
+
+
+def test_anonymous_queues_and_random_streams_survive_graph_extension(local_cluster):
+    # Each new graph version is imported anew on the worker; TF1 keeps a session's stateful
+    # kernels, so an unnamed queue keeps its elements and a random op continues its stream.
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            q = tf.FIFOQueue(10, tf.float32)
+            enqueue = q.enqueue(1.0)
+            r = tf.random_uniform([], seed=3)
+        with tf.Session(local_cluster.target) as sess:
+            sess.run(enqueue)
+            sess.run(enqueue)
+            first = sess.run(r)
+            assert sess.run(q.size()) == 2  # q.size() is a new op: the graph was extended
+            assert sess.run(r) != first
+    with tf.Graph().as_default():  # another client's unnamed queue is its own (TF1: per session)
+        with tf.device("/job:ps/task:0"):
+            q = tf.FIFOQueue(10, tf.float32)
+        with tf.Session(local_cluster.target) as sess:
+            assert sess.run(q.size()) == 0
