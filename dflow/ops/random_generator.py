@@ -19,6 +19,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor, get_default_graph, name_scope
+from dflow.framework.tensor_shape import TensorShape
 from dflow.ops import _philox, math_ops, variables
 from dflow.ops.constant_op import constant, convert_to_tensor
 from dflow.ops.random_ops import dims_of, shape_from_tensor, shape_tensor
@@ -126,6 +127,22 @@ register("_GeneratorSample", infer=_generator_sample_infer, make_kernel=_generat
 not_differentiable("_GeneratorSample")
 
 
+def _read_and_skip_kernel(op, resources):
+    state = variables._state(op, op._attrs["var"], resources)
+
+    def kernel(delta):
+        blocks = int(delta) * 256
+        new = state.update(lambda value: _philox.advance_state(value, blocks))
+        return _philox.advance_state(new, -blocks)
+
+    return kernel
+
+
+register("RngReadAndSkip", infer=lambda op: [(dtypes.int64, TensorShape([_STATE_SIZE]))],
+         make_kernel=_read_and_skip_kernel, stateful=True)
+not_differentiable("RngReadAndSkip")
+
+
 # -- Generator ------------------------------------------------------------------------------------------
 
 
@@ -189,9 +206,10 @@ class Generator:
     def reset_from_key_counter(self, key, counter):
         return self.reset(_state_from_seed([int(v) for v in np.ravel(counter)] + [int(key)]))
 
-    def skip(self, delta):
-        """An op that advances the state as ``uniform([delta])`` would (returns the new state)."""
-        return self._sample_op("full_int", [int(delta)], (), dtypes.uint32, None)
+    def skip(self, delta) -> Tensor:
+        """Advances the state as ``uniform([delta])`` would; the op's value is the state before."""
+        delta = convert_to_tensor(delta, dtype=dtypes.int64, name="delta")
+        return variables._update_op("RngReadAndSkip", self._state_var.op, [delta], {}, "RngReadAndSkip")
 
     # -- sampling
     def _sample_op(self, kind, shape, params, dtype, name) -> Tensor:

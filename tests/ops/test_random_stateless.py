@@ -201,6 +201,21 @@ def test_generator_matches_tf():
     assert state[0].tolist() == [12345, 0, 0] and state[1].tolist() == [0, 1, 2]  # TF
 
 
+def test_generator_skip_matches_tf():
+    with tf.Graph().as_default():
+        g = tf.random.Generator.from_seed(5)
+        before = g.skip(3)
+        n = g.normal([2])
+        assert before.name == "RngReadAndSkip:0" and before.shape.as_list() == [3]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            old = sess.run(before)
+            state = sess.run(g.state)
+            values = sess.run(n)
+    assert old.tolist() == [5, 0, 0] and state.tolist() == [773, 0, 0]  # TF
+    np.testing.assert_allclose(values, [-1.6569936, 0.98407227], rtol=1e-6)  # TF
+
+
 def test_global_generator_and_split():
     with tf.Graph().as_default():
         g = tf.random.get_global_generator()
