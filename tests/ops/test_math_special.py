@@ -220,6 +220,19 @@ def test_special_functions_match_tf(dtype):
         _compare(name, dtype, got)
 
 
+def test_edge_values_match_tf():
+    with tf.Graph().as_default():
+        c = tf.constant
+        got = run([S.bessel_y0(c([-1.0, 0.0])), S.bessel_k0(c([-1.0, 0.0])), S.bessel_k1e(c([-2.0])),
+                   S.bessel_j0(c([inf, -inf])), S.fresnel_cos(c([1e300, -1e300])), S.fresnel_sin(c([1e300])),
+                   S.spence(c([inf])), tf.math.igamma(c([inf]), c([1.0])), tf.math.igammac(c([inf]), c([1.0])),
+                   tf.math.zeta(c([2.0]), c([inf])), S.expint(c([-3.5, 0.0]))])
+    want = [[-inf, -inf], [inf, inf], [inf], [nan, nan], [0.5, -0.5], [0.5], [nan], [0.0], [1.0], [0.0],  # TF
+            [nan, -inf]]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_composites_and_safe_ops_match_tf():
     with tf.Graph().as_default():
         x = tf.constant([0.0, 2.0, -1.0, 0.0, 3.0], tf.float64)
