@@ -56,6 +56,8 @@ from dflow.ops import nn_morphology as _nn_morphology  # noqa: F401
 from dflow.ops import fractional_pool_ops as _fractional_pool_ops  # noqa: F401
 from dflow.ops import operators as _operators  # noqa: F401
 from dflow.ops import random_ops as _random_ops  # noqa: F401
+from dflow.ops import stateless_random_ops as _stateless_random_ops  # noqa: F401 - tf.random.stateless_*, fold_in, split
+from dflow.ops import random_generator as _random_generator  # noqa: F401 - tf.random.Generator
 from dflow.ops import counting_ops as _counting_ops  # noqa: F401 - tf.bincount, tf.histogram_fixed_width, tf.searchsorted
 from dflow.ops import partition_ops as _partition_ops  # noqa: F401 - tf.dynamic_partition/stitch, tf.roll, ...
 from dflow.ops import scatter_ops as _scatter_ops  # noqa: F401 - tf.tensor_scatter_nd_*, tf.scatter_nd_*, tf.scatter_div/min/max

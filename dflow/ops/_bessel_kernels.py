@@ -163,8 +163,7 @@ def _jy(x, nu, which):
     small = (lambda v: _jy_small(v, nu)[which])
     large = (lambda v: _hankel(v, nu).imag if which else _hankel(v, nu).real)
     out = _by_range(fin, small, large)
-    out = np.where(np.isinf(ax), 0.0, out)
-    return out
+    return np.where(np.isinf(ax), np.nan, out)  # TF's J and Y of ±inf are NaN
 
 
 def bessel_j0(x):
@@ -180,7 +179,7 @@ def bessel_j1(x):
 def _y(x, nu):
     x = _f64(x)
     out = _jy(x, nu, 1)
-    return np.where(x == 0, -np.inf, np.where(x < 0, np.nan, out))
+    return np.where(x <= 0, -np.inf, out)  # TF (float64) gives -inf at and below 0
 
 
 def bessel_y0(x):
@@ -198,7 +197,7 @@ def _k(x, nu, scaled):
     large = (lambda v: _k_scaled_large(v, nu) * (1.0 if scaled else np.exp(-v)))
     out = _by_range(fin, small, large)
     out = np.where(np.isposinf(x), 0.0, out)
-    return np.where(x == 0, np.inf, np.where(x < 0, np.nan, out))
+    return np.where(x <= 0, np.inf, out)  # TF gives inf at and below 0
 
 
 def bessel_k0(x):

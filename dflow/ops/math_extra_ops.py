@@ -18,9 +18,9 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor, name_scope
-from dflow.framework.tensor_shape import broadcast_shapes
+from dflow.framework.tensor_shape import TensorShape, broadcast_shapes
 from dflow.ops import array_ops, creation_ops, math_ops, reduction_ops, select_ops, tiling_ops
-from dflow.ops._common import array_module
+from dflow.ops._common import array_module, invalid_argument
 from dflow.ops._math_common import (
     _COMPLEX,
     _FC,
@@ -33,7 +33,7 @@ from dflow.ops._math_common import (
     convert_pair,
 )
 from dflow.ops.constant_op import constant, convert_to_tensor
-from dflow.ops.registry import gradient, register
+from dflow.ops.registry import apply_op, constant_value, gradient, not_differentiable, register
 
 # -- x·log(y), x/y and x·y that are 0 where x (or y) is 0 --------------------------------------------
 
@@ -388,11 +388,85 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         return gather_ops.scatter_nd(indices, values, math_ops.cast(shape, dtypes.int64))
 
 
+# Joe and Kuo's direction numbers (new-joe-kuo-6.21201: dimension, degree s, polynomial a, m_1..m_s) for
+# dimensions 2-32; dimension 1 is the van der Corput sequence. TF ships all 21201; these first rows give
+# TF's points exactly.
+_JOE_KUO = """2 1 0 1|3 2 1 1 3|4 3 1 1 3 1|5 3 2 1 1 1|6 4 1 1 1 3 3|7 4 4 1 3 5 13|8 5 2 1 1 5 5 17|9 5 4 1 1 5 5 5|
+10 5 7 1 1 7 11 19|11 5 11 1 1 5 1 1|12 5 13 1 1 1 3 11|13 5 14 1 3 5 5 31|14 6 1 1 3 3 9 7 49|
+15 6 13 1 1 1 15 21 21|16 6 16 1 3 1 13 27 49|17 6 19 1 1 1 15 7 5|18 6 22 1 3 1 15 13 25|19 6 25 1 1 5 5 19 61|
+20 7 1 1 3 7 11 23 15 103|21 7 4 1 3 7 13 13 15 69|22 7 7 1 1 3 13 7 35 63|23 7 8 1 3 5 9 1 25 53|
+24 7 14 1 3 1 13 9 35 107|25 7 19 1 3 1 5 27 61 31|26 7 21 1 1 5 11 19 41 61|27 7 28 1 3 5 3 3 13 69|
+28 7 31 1 1 7 13 1 19 1|29 7 32 1 3 7 5 13 19 59|30 7 37 1 1 3 9 25 29 41|31 7 41 1 3 5 13 23 1 55|
+32 7 42 1 3 7 3 13 59 17"""
+_SOBOL_BITS = 32
+_SOBOL_MAX_DIM = 32
+
+
+def _sobol_directions(dim: int) -> np.ndarray:
+    """``[dim, 32]`` direction numbers (uint64), by Joe and Kuo's recurrence."""
+    rows = [[int(v) for v in r.split()] for r in _JOE_KUO.replace("\n", "").split("|")]
+    out = np.zeros((dim, _SOBOL_BITS), np.uint64)
+    out[0] = [1 << (_SOBOL_BITS - k) for k in range(1, _SOBOL_BITS + 1)]
+    for j in range(1, dim):
+        _, s, a, *m = rows[j - 1]
+        v = [0] * (_SOBOL_BITS + 1)
+        for k in range(1, s + 1):
+            v[k] = m[k - 1] << (_SOBOL_BITS - k)
+        for k in range(s + 1, _SOBOL_BITS + 1):
+            x = v[k - s] ^ (v[k - s] >> s)
+            for i in range(1, s):
+                if (a >> (s - 1 - i)) & 1:
+                    x ^= v[k - i]
+            v[k] = x
+        out[j] = v[1:]
+    return out
+
+
+def _check_sobol_dim(dim: int) -> None:
+    if dim > _SOBOL_MAX_DIM:
+        raise NotImplementedError(f"sobol_sample: dflow ships Joe and Kuo's direction numbers for dimensions 1-"
+                                  f"{_SOBOL_MAX_DIM} only (TF's table has 21201), got dim={dim}")
+
+
+def _sobol_kernel(dim, num_results, skip, dtype):
+    dim, n, skip = int(dim), int(num_results), int(skip)
+    if dim < 1 or n < 1 or skip < 0:
+        raise invalid_argument(f"sobol_sample: dim and num_results must be positive and skip non-negative, got "
+                               f"{dim}, {n}, {skip}")
+    _check_sobol_dim(dim)
+    index = np.arange(skip + 1, skip + n + 1, dtype=np.uint64)  # TF leaves out the origin, point 0
+    gray = index ^ (index >> np.uint64(1))
+    points = np.zeros((n, dim), np.uint64)
+    for b, v in enumerate(_sobol_directions(dim).T):
+        points ^= np.where(((gray >> np.uint64(b)) & np.uint64(1)).astype(bool)[:, None], v[None, :], np.uint64(0))
+    return (points.astype(np.float64) / 2.0 ** _SOBOL_BITS).astype(dtype.as_numpy_dtype)
+
+
+def _sobol_infer(op):
+    dim, n = (constant_value(t) for t in op._inputs[:2])
+    return [(op._attrs["dtype"], TensorShape([None if n is None else int(n), None if dim is None else int(dim)]))]
+
+
+register("SobolSample", infer=_sobol_infer, kernel=_sobol_kernel, gpu=False)
+not_differentiable("SobolSample")
+
+
 @tf_export("math.sobol_sample")
 def sobol_sample(dim, num_results, skip=0, dtype=dtypes.float32, name=None) -> Tensor:
-    """Not available: TF's Sobol sequence needs the Joe-Kuo direction numbers for 21201 dimensions."""
-    raise NotImplementedError("sobol_sample: TF's Sobol sequence needs the Joe-Kuo table of direction numbers "
-                              "(21201 dimensions), which dflow does not ship")
+    """``[num_results, dim]`` points of the Sobol sequence (Joe-Kuo directions), after ``skip`` points, as TF.
+
+    Dimensions up to 32 are available (see ``docs/porting.md``).
+    """
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"sobol_sample: dtype must be float32 or float64, got {dtype.name}")
+    with name_scope(name, "sobol"):
+        args = [convert_to_tensor(v, dtype=dtypes.int32, name=n)
+                for v, n in ((dim, "dim"), (num_results, "num_results"), (skip, "skip"))]
+        static_dim = constant_value(args[0])
+        if static_dim is not None:
+            _check_sobol_dim(int(static_dim))
+        return apply_op("SobolSample", args, {"dtype": dtype}, name="SobolSample").outputs[0]
 
 
 from dflow.debugging import check_ops  # noqa: E402 - check_ops imports math_ops, which is complete by now

@@ -33,22 +33,20 @@ def _def_special(py_name: str, op_type: str, fn, exports, scoped: bool, arity: i
     infer = _unary_infer(FLOAT_DTYPES) if arity == 1 else _binary_infer(FLOAT_DTYPES)
     register(op_type, infer=infer, kernel=sk.float_kernel(fn), gpu=False, foldable=True)
 
-    if arity == 1:
+    if arity == 2:
+        def api(x, y, name=None) -> Tensor:
+            return binary(op_type, x, y, name)
+    elif scoped:
         def api(x, name=None) -> Tensor:
-            if not scoped:
-                return unary(op_type, x, name)
             with name_scope(name, py_name, [x]):
                 x = convert_input(x, "x", None, op_type)
                 return apply_op(op_type, [x], name=op_type).outputs[0]
     else:
-        def api(x, y, name=None) -> Tensor:
-            if not scoped:
-                return binary(op_type, x, y, name)
-            with name_scope(name, py_name, [x, y]):
-                return binary(op_type, x, y, op_type)
+        def api(x, name=None) -> Tensor:
+            return unary(op_type, x, name)
 
     api.__name__ = api.__qualname__ = py_name
-    api.__doc__ = f"{py_name}(x) element-wise (TF's ``{op_type}`` op); float16, float32 or float64."
+    api.__doc__ = f"{py_name} element-wise (TF's ``{op_type}`` op); float16, float32 or float64."
     return tf_export(*exports)(api)
 
 
@@ -61,10 +59,10 @@ digamma = _def_special("digamma", "Digamma", sk.digamma, _tm("digamma"), False)
 erfc = _def_special("erfc", "Erfc", sk.erfc, _tm("erfc"), False)
 erfinv = _def_special("erfinv", "Erfinv", sk.erfinv, ("math.erfinv",), True)
 ndtri = _def_special("ndtri", "Ndtri", sk.ndtri, ("math.ndtri",), True)
-igamma = _def_special("igamma", "Igamma", sk.igamma, _tm("igamma"), False, 2)
-igammac = _def_special("igammac", "Igammac", sk.igammac, _tm("igammac"), False, 2)
-zeta = _def_special("zeta", "Zeta", sk.zeta, _tm("zeta"), False, 2)
-polygamma = _def_special("polygamma", "Polygamma", sk.polygamma, _tm("polygamma"), False, 2)
+igamma = _def_special("igamma", "Igamma", sk.igamma, _tm("igamma"), False, arity=2)
+igammac = _def_special("igammac", "Igammac", sk.igammac, _tm("igammac"), False, arity=2)
+zeta = _def_special("zeta", "Zeta", sk.zeta, _tm("zeta"), False, arity=2)
+polygamma = _def_special("polygamma", "Polygamma", sk.polygamma, _tm("polygamma"), False, arity=2)
 register("IgammaGradA", infer=_binary_infer(FLOAT_DTYPES), kernel=sk.float_kernel(sk.igamma_grad_a), gpu=False)
 
 _SPECIAL = {

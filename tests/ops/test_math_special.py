@@ -220,6 +220,19 @@ def test_special_functions_match_tf(dtype):
         _compare(name, dtype, got)
 
 
+def test_edge_values_match_tf():
+    with tf.Graph().as_default():
+        c = tf.constant
+        got = run([S.bessel_y0(c([-1.0, 0.0])), S.bessel_k0(c([-1.0, 0.0])), S.bessel_k1e(c([-2.0])),
+                   S.bessel_j0(c([inf, -inf])), S.fresnel_cos(c([1e300, -1e300])), S.fresnel_sin(c([1e300])),
+                   S.spence(c([inf])), tf.math.igamma(c([inf]), c([1.0])), tf.math.igammac(c([inf]), c([1.0])),
+                   tf.math.zeta(c([2.0]), c([inf])), S.expint(c([-3.5, 0.0]))])
+    want = [[-inf, -inf], [inf, inf], [inf], [nan, nan], [0.5, -0.5], [0.5], [nan], [0.0], [1.0], [0.0],  # TF
+            [nan, -inf]]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_composites_and_safe_ops_match_tf():
     with tf.Graph().as_default():
         x = tf.constant([0.0, 2.0, -1.0, 0.0, 3.0], tf.float64)
@@ -389,8 +402,30 @@ def test_confusion_matrix_arg_max_and_deprecated_aliases():
             sess.run(bad, {labels: [1, 7]})
     with pytest.raises(NotImplementedError, match="to_bfloat16"):
         tf.to_bfloat16(1.0)
-    with pytest.raises(NotImplementedError, match="sobol_sample"):
-        tf.math.sobol_sample(2, 4)
+
+
+
+def test_sobol_sample_matches_tf():
+    with tf.Graph().as_default():
+        s = tf.math.sobol_sample(3, 5, skip=7)
+        wide = tf.math.sobol_sample(32, 300, dtype=tf.float64)
+        assert s.name == "sobol/SobolSample:0" and s.shape.as_list() == [5, 3] and s.dtype == tf.float32
+        got, points = run([s, wide])
+        with pytest.raises(NotImplementedError, match="dimensions 1-32"):
+            tf.math.sobol_sample(33, 4)
+    np.testing.assert_array_equal(got, [[0.1875, 0.3125, 0.9375], [0.6875, 0.8125, 0.4375],  # TF
+                                        [0.9375, 0.0625, 0.6875], [0.4375, 0.5625, 0.1875], [0.3125, 0.1875, 0.3125]])
+    # TF's 300 points in 32 dimensions, as 32-bit integers summed with weights 1..300 per dimension.
+    ints = (points * 2.0 ** 32).astype(np.uint64)
+    weighted = (ints * np.arange(1, 301, dtype=np.uint64)[:, None]).sum(axis=0)
+    assert [int(v) for v in weighted] == TF_SOBOL_WEIGHTED
+
+
+TF_SOBOL_WEIGHTED = [96799251496960, 97838163820544, 97452757614592, 96824148885504, 97006819213312, 97344376799232,
+    97236130201600, 97055540248576, 96309356789760, 96505885097984, 96766401708032, 97153653407744, 97648212180992,
+    97289381085184, 98097875124224, 96155039956992, 95839091425280, 96289123467264, 95902039539712, 96396363431936,
+    96371398934528, 97074129403904, 96048605298688, 96066590474240, 96779085283328, 97193381855232, 95864257249280,
+    96697447350272, 96184265867264, 96723317817344, 98298866171904, 97129561325568]
 
 
 def test_bad_dtypes_are_type_errors():
