@@ -71,6 +71,7 @@ from dflow.ops import image_resize as _image_resize  # noqa: F401, E402 - tf.ima
 from dflow.ops import image_crop as _image_crop  # noqa: F401, E402 - tf.image.crop_and_resize, extract_glimpse
 from dflow.ops import image_boxes as _image_boxes  # noqa: F401, E402 - tf.image NMS, boxes
 from dflow.ops import image_quality as _image_quality  # noqa: F401, E402 - tf.image.psnr, ssim
+from dflow.ops import image_codecs as _image_codecs  # noqa: F401, E402 - tf.image/tf.io decode_*/encode_*
 
 __version__ = "0.1.0"
 

@@ -22,6 +22,15 @@ def _to_bytes_array(arr: np.ndarray) -> np.ndarray:
     return out.reshape(arr.shape)
 
 
+def _is_bytes_value(value) -> bool:
+    """Whether ``value`` is bytes, or a (nested) list of bytes."""
+    if isinstance(value, bytes):
+        return True
+    if isinstance(value, (list, tuple)) and value:
+        return all(_is_bytes_value(v) for v in value)
+    return False
+
+
 def _contains_tensor(value) -> bool:
     if isinstance(value, Tensor):
         return True
@@ -42,7 +51,8 @@ def to_numpy(value, dtype=None, what: str = "value") -> np.ndarray:
     if isinstance(value, Tensor):
         raise TypeError(f"Expected a Python or numpy {what}, got the Tensor {value.name}")
     try:
-        arr = np.asarray(value)
+        # bytes go into object arrays as they are: numpy's "S" dtype drops trailing NULs (binary data)
+        arr = np.array(value, dtype=object) if _is_bytes_value(value) else np.asarray(value)
     except ValueError as e:
         raise ValueError(f"Cannot convert {value!r} to a tensor: {e}") from None
     if arr.dtype == object and not all(isinstance(x, (str, bytes)) for x in arr.ravel().tolist()):
