@@ -69,7 +69,8 @@ from dflow.ops import image_ops as _image_ops  # noqa: F401, E402 - tf.image.*
 from dflow.ops import image_color as _image_color  # noqa: F401, E402 - tf.image colour conversions and adjustments
 from dflow.ops import image_resize as _image_resize  # noqa: F401, E402 - tf.image.resize*
 from dflow.ops import image_crop as _image_crop  # noqa: F401, E402 - tf.image.crop_and_resize, extract_glimpse
-from dflow.ops import image_boxes as _image_boxes  # noqa: F401, E402 - tf.image NMS, boxes
+from dflow.ops import image_nms as _image_nms  # noqa: F401, E402 - tf.image.*non_max_suppression*
+from dflow.ops import image_boxes as _image_boxes  # noqa: F401, E402 - tf.image draw/sample boxes, proposals
 from dflow.ops import image_quality as _image_quality  # noqa: F401, E402 - tf.image.psnr, ssim
 from dflow.ops import image_codecs as _image_codecs  # noqa: F401, E402 - tf.image/tf.io decode_*/encode_*
 

@@ -165,7 +165,7 @@ def rot90(image, k=1, name=None) -> Tensor:
 
     >>> import dflow as tf
     >>> tf.image.rot90(tf.zeros([2, 3, 1])).shape
-    TensorShape([Dimension(3), Dimension(2), Dimension(1)])
+    TensorShape([3, 2, 1])
     """
     with name_scope(name, "rot90", [image, k]) as scope:
         image = check_at_least_3d(_as_image(image))

@@ -362,7 +362,7 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
 
     >>> import dflow as tf
     >>> tf.image.resize_images(tf.zeros([4, 6, 3]), [2, 3]).shape
-    TensorShape([Dimension(2), Dimension(3), Dimension(3)])
+    TensorShape([2, 3, 3])
     """
     op_type = _METHODS.get(method)
     if op_type is None:
