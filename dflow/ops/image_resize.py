@@ -215,21 +215,18 @@ def _resize_bicubic_grad(grads, original_image, align_corners=False, half_pixel_
 # -- area ------------------------------------------------------------------------------------------
 
 
-def _area_spans(in_size, out_size, scale):
-    """Per output index: the source indices it covers and each one's coverage (TF's ResizeArea)."""
-    spans = []
+def _area_weights(in_size, out_size, scale):
+    """``[out_size, in_size]``: how much of each source index each output index covers (TF's ResizeArea)."""
+    weights = np.zeros((out_size, in_size), _F32)
     for o in range(out_size):
         lo, hi = _F32(o) * scale, _F32(o + 1) * scale
-        idx, w = [], []
         for i in range(int(math.floor(lo)), int(math.ceil(hi))):
             if i < lo:
                 cover = scale if i + 1 > hi else _F32(i + 1) - lo
             else:
                 cover = hi - _F32(i) if i + 1 > hi else _F32(1.0)
-            idx.append(min(i, in_size - 1))
-            w.append(cover)
-        spans.append((np.asarray(idx), np.asarray(w, _F32)))
-    return spans
+            weights[o, min(i, in_size - 1)] += cover
+    return weights
 
 
 def _resize_area(images, size, align_corners=False):
@@ -238,17 +235,10 @@ def _resize_area(images, size, align_corners=False):
     sy, sx = _scale(in_h, out_h, align_corners), _scale(in_w, out_w, align_corners)
     inv = _F32(1.0 / (float(sy) * float(sx)))
     x = images.astype(_F32, copy=False)
-    out = np.empty((images.shape[0], out_h, out_w, images.shape[3]), _F32)
-    xspans = _area_spans(in_w, out_w, sx)
-    for oy, (yidx, yw) in enumerate(_area_spans(in_h, out_h, sy)):
-        for ox, (xidx, xw) in enumerate(xspans):
-            block = x[:, yidx][:, :, xidx]  # [b, ny, nx, c]
-            # TF: the first and last column weighted by their coverage, the middle ones by 1
-            wx = np.ones(len(xidx), _F32)
-            wx[0], wx[-1] = xw[0], xw[-1]
-            per_row = np.einsum("bync,n->byc", block, wx, dtype=_F32)
-            out[:, oy, ox] = np.einsum("byc,y->bc", per_row, yw, dtype=_F32) * inv
-    return out
+    # TF sums each source row across x first, then the rows weighted by their coverage
+    rows = np.matmul(_area_weights(in_w, out_w, sx), x)  # [b, h, out_w, c]
+    out = np.matmul(_area_weights(in_h, out_h, sy), rows.reshape(rows.shape[0], in_h, -1))
+    return (out.reshape(rows.shape[0], out_h, out_w, -1) * inv).astype(_F32)
 
 
 def _resize_infer(out_dtype):
