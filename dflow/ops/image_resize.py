@@ -20,12 +20,20 @@ from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import name_scope
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops import math_ops, shape_ops
+from dflow.ops import control_flow_ops, math_ops, shape_ops
 from dflow.ops._common import invalid_argument
 from dflow.ops._nn_util import REALS, check_dtype, with_rank
 from dflow.ops.array_ops import stack
 from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.image_ops import _as_batch, _max, assert_that, check_at_least_3d, image_dims, pad_to_bounding_box
+from dflow.ops.image_ops import (
+    as_batch,
+    assert_that,
+    check_at_least_3d,
+    greater_than,
+    image_dims,
+    larger_of,
+    pad_to_bounding_box,
+)
 from dflow.ops.random_ops import shape_from_tensor
 from dflow.ops.registry import apply_op, gradient, not_differentiable, register
 
@@ -361,7 +369,7 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         images = convert_to_tensor(images, name="images")
         if images.shape.ndims is None:
             raise ValueError("'images' contains no shape.")
-        images, is_batch = _as_batch(images)
+        images, is_batch = as_batch(images)
         _, height, width, _ = images.shape.as_list()
         try:
             size = convert_to_tensor(size, dtypes.int32, name="size")
@@ -392,10 +400,13 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
 def resize_image_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, align_corners=False):
     """Resizes keeping the aspect ratio, then zero-pads to ``target_height`` x ``target_width``."""
     with name_scope(None, "resize_image_with_pad", [image]):
-        image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
-        check_at_least_3d(image) if image.shape[1:].is_fully_defined() else None
-        assert_that(target_width > 0, "target_width must be > 0.")
-        assert_that(target_height > 0, "target_height must be > 0.")
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
+        if image.shape[1:].is_fully_defined():
+            check_at_least_3d(image)
+        checks = assert_that(greater_than(target_width, 0), "target_width must be > 0.")
+        checks += assert_that(greater_than(target_height, 0), "target_height must be > 0.")
+        if checks:
+            image = control_flow_ops.with_dependencies(checks, image)
         _, height, width, _ = image_dims(image, 4)
         f = lambda v: math_ops.cast(v, dtypes.float32)  # noqa: E731
         f_h, f_w, f_th, f_tw = f(height), f(width), f(target_height), f(target_width)
@@ -403,8 +414,8 @@ def resize_image_with_pad(image, target_height, target_width, method=ResizeMetho
         resized_h_f, resized_w_f = f_h / ratio, f_w / ratio
         resized_h = math_ops.cast(math_ops.floor(resized_h_f), dtypes.int32)
         resized_w = math_ops.cast(math_ops.floor(resized_w_f), dtypes.int32)
-        p_h = _max(0, math_ops.cast(math_ops.floor((f_th - resized_h_f) / 2), dtypes.int32))
-        p_w = _max(0, math_ops.cast(math_ops.floor((f_tw - resized_w_f) / 2), dtypes.int32))
+        p_h = larger_of(0, math_ops.cast(math_ops.floor((f_th - resized_h_f) / 2), dtypes.int32))
+        p_w = larger_of(0, math_ops.cast(math_ops.floor((f_tw - resized_w_f) / 2), dtypes.int32))
         resized = resize_images(image, stack([resized_h, resized_w]), method, align_corners=align_corners)
         padded = pad_to_bounding_box(resized, p_h, p_w, target_height, target_width)
         return padded if is_batch else shape_ops.squeeze(padded, axis=[0])
