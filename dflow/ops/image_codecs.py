@@ -8,14 +8,18 @@ dflow[image]``), imported when a JPEG op runs; without it those ops raise
 ``UnimplementedError`` with the same message). Pillow drives the same
 libjpeg(-turbo) as TF, but with its accurate integer DCT (TF's default is the
 fast one) and always with fancy upsampling, so decoded pixels may differ from
-TF's by a few levels; ``dct_method`` and ``fancy_upscaling`` are accepted and
-have no effect. Encoded bytes are valid JPEGs of the requested quality,
-subsampling and density, not TF's bytes.
+TF's by a few levels; ``dct_method``, ``fancy_upscaling`` and
+``acceptable_fraction`` are accepted and have no effect (``try_recover_truncated``
+uses Pillow's truncated-image loading, which fills the missing rows).
+Encoded bytes are valid JPEGs of the requested quality, subsampling,
+progressiveness, density (``cm`` written as dots per inch) and XMP metadata,
+not TF's bytes.
 """
 
 from __future__ import annotations
 
 import io
+import threading
 
 import numpy as np
 
@@ -135,7 +139,10 @@ def _open_jpeg(data: bytes, op: str):
     return img
 
 
-def _jpeg_pixels(data: bytes, channels: int, ratio: int, op: str) -> np.ndarray:
+_TRUNCATED_LOCK = threading.Lock()
+
+
+def _jpeg_pixels(data: bytes, channels: int, ratio: int, op: str, try_recover_truncated: bool = False) -> np.ndarray:
     if channels not in (0, 1, 3):
         raise invalid_argument(f"channels must be 0, 1, or 3, got {channels}")
     if ratio not in (1, 2, 4, 8):
@@ -145,6 +152,14 @@ def _jpeg_pixels(data: bytes, channels: int, ratio: int, op: str) -> np.ndarray:
     w, h = img.size
     img.draft(mode, ((w + ratio - 1) // ratio, (h + ratio - 1) // ratio))  # libjpeg's own scaling and colour
     try:
+        if try_recover_truncated:
+            from PIL import ImageFile
+            with _TRUNCATED_LOCK:  # Pillow's switch is global
+                saved, ImageFile.LOAD_TRUNCATED_IMAGES = ImageFile.LOAD_TRUNCATED_IMAGES, True
+                try:
+                    img.load()
+                finally:
+                    ImageFile.LOAD_TRUNCATED_IMAGES = saved
         img = img.convert(mode)
     except Exception as e:
         raise invalid_argument(f"Invalid JPEG data, size {len(data)}: {e}") from None
@@ -154,12 +169,12 @@ def _jpeg_pixels(data: bytes, channels: int, ratio: int, op: str) -> np.ndarray:
 
 def _decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
                  acceptable_fraction=1.0, dct_method=""):
-    return _jpeg_pixels(as_bytes(contents), channels, ratio, "DecodeJpeg")
+    return _jpeg_pixels(as_bytes(contents), channels, ratio, "DecodeJpeg", try_recover_truncated)
 
 
 def _decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
                           try_recover_truncated=False, acceptable_fraction=1.0, dct_method=""):
-    pixels = _jpeg_pixels(as_bytes(contents), channels, ratio, "DecodeAndCropJpeg")
+    pixels = _jpeg_pixels(as_bytes(contents), channels, ratio, "DecodeAndCropJpeg", try_recover_truncated)
     window = np.asarray(crop_window).reshape(-1)
     if window.shape != (4,):
         raise invalid_argument(f"crop_window must be shape [4], got {list(window.shape)}")
@@ -186,6 +201,12 @@ def _encode_jpeg_bytes(image, quality, fmt="", progressive=False, optimize_size=
               "subsampling": 2 if chroma_downsampling else 0}
     if density_unit == "in":
         kwargs["dpi"] = (int(x_density), int(y_density))
+    elif density_unit == "cm":  # Pillow writes JFIF densities per inch
+        kwargs["dpi"] = (round(int(x_density) * 2.54), round(int(y_density) * 2.54))
+    else:
+        raise invalid_argument(f"density_unit must be 'in' or 'cm', got {density_unit!r}")
+    if xmp_metadata:
+        kwargs["xmp"] = xmp_metadata.encode() if isinstance(xmp_metadata, str) else bytes(xmp_metadata)
     buf = io.BytesIO()
     img.save(buf, format="JPEG", **kwargs)
     return np.array(buf.getvalue(), dtype=object)

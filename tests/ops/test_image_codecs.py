@@ -1347,3 +1347,20 @@ def test_jpeg_without_pillow_raises_not_implemented(monkeypatch):
     with tf.Session() as sess:
         with pytest.raises(tf.errors.UnimplementedError, match=r"pip install dflow\[image\]"):
             sess.run(y)
+
+
+def test_jpeg_density_xmp_and_truncated_recovery():
+    _pil_or_skip()
+    import io as _io
+
+    import PIL.Image
+    x = (np.arange(32 * 24 * 3) % 256).astype(np.uint8).reshape(32, 24, 3)
+    with tf.Session() as sess:
+        data = sess.run(tf.image.encode_jpeg(x, density_unit="cm", x_density=100, y_density=50,
+                                             xmp_metadata="<x:xmpmeta/>"))
+        info = PIL.Image.open(_io.BytesIO(data)).info
+        assert info["dpi"] == (254, 127) and "xmp" in info
+        cut = data[:len(data) * 2 // 3]
+        assert list(sess.run(tf.shape(tf.image.decode_jpeg(cut, try_recover_truncated=True)))) == [32, 24, 3]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="truncated"):
+            sess.run(tf.image.decode_jpeg(cut))
