@@ -284,8 +284,9 @@ register("ResizeArea", infer=_resize_infer(dtypes.float32), kernel=_resize_area,
 register("ResizeBilinearGrad", infer=_grad_infer, kernel=_resize_bilinear_grad, gpu=False)
 register("ResizeBicubicGrad", infer=_grad_infer, kernel=_resize_bicubic_grad, gpu=False)
 register("ResizeNearestNeighborGrad", infer=_nn_grad_infer, kernel=_resize_nearest_grad, gpu=False)
-for _t in ("ResizeArea", "ResizeBilinearGrad", "ResizeBicubicGrad", "ResizeNearestNeighborGrad"):
+for _t in ("ResizeBilinearGrad", "ResizeBicubicGrad", "ResizeNearestNeighborGrad"):
     not_differentiable(_t)
+# ResizeArea has no gradient rule, as in TF: tf.gradients through it raises LookupError.
 
 _FLOAT_IMAGES = (dtypes.float16, dtypes.float32, dtypes.float64)
 
@@ -343,7 +344,7 @@ def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_cent
 
 @tf_export("image.resize_area")
 def resize_area(images, size, align_corners=False, name=None):
-    """Area-averaging resize; float32 out, not differentiable (as in TF)."""
+    """Area-averaging resize; float32 out, with no gradient (as in TF)."""
     return _raw_resize("ResizeArea", images, size, name, align_corners=bool(align_corners))
 
 
