@@ -105,7 +105,8 @@ from dflow.ops import rnn_cell_wrappers as _rnn_cell_wrappers  # noqa: F401, E40
 from dflow.ops import rnn as _rnn  # noqa: F401, E402 - tf.nn.dynamic_rnn, tf.nn.static_rnn, ...
 from dflow.ops import image_resize as _image_resize  # noqa: F401, E402 - tf.image.resize*
 from dflow.ops import image_crop as _image_crop  # noqa: F401, E402 - tf.image.crop_and_resize, extract_glimpse
-from dflow.ops import image_boxes as _image_boxes  # noqa: F401, E402 - tf.image NMS, boxes
+from dflow.ops import image_nms as _image_nms  # noqa: F401, E402 - tf.image.*non_max_suppression*
+from dflow.ops import image_boxes as _image_boxes  # noqa: F401, E402 - tf.image draw/sample boxes, proposals
 from dflow.ops import image_quality as _image_quality  # noqa: F401, E402 - tf.image.psnr, ssim
 from dflow.ops import example_parsing as _example_parsing  # noqa: F401, E402 - tf.io.parse_example, ...
 from dflow.ops import io_ops as _io_ops  # noqa: F401, E402 - tf.read_file, tf.matching_files, tf.TFRecordReader, ...
@@ -114,6 +115,7 @@ from dflow.framework import graph_util as _graph_util  # noqa: F401, E402 - tf.g
 from dflow.platform import versions as _versions  # noqa: F401, E402 - tf.version.*, tf.VERSION
 from dflow.platform import resource_loader as _resource_loader  # noqa: F401, E402 - tf.resource_loader.*
 from dflow.platform import tf_config as _tf_config  # noqa: F401, E402 - tf.config.*
+from dflow.ops import image_codecs as _image_codecs  # noqa: F401, E402 - tf.image/tf.io decode_*/encode_*
 
 __version__ = "0.1.0"
 

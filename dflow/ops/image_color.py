@@ -4,7 +4,7 @@ contrast, gamma, hue and saturation adjustments, with their random variants.
 TF1 computes ``AdjustContrastv2``, ``AdjustHue``, ``AdjustSaturation``,
 ``RGBToHSV`` and ``HSVToRGB`` in dedicated kernels; the numpy kernels below
 follow TF's CPU kernels step for step, in float32, so values agree to the last
-bit or nearly. As in TF, only ``RGBToHSV`` has a gradient among them (TF's
+bit or nearly (on the host: they are numpy kernels). As in TF, only ``RGBToHSV`` has a gradient among them (TF's
 formula, ported), ``HSVToRGB`` is not differentiable, and the three adjust
 kernels have no gradient. Brightness, gamma and the YIQ/YUV/grayscale
 conversions are math ops, differentiable through them.
@@ -78,8 +78,8 @@ def _hsv_to_rgb(hsv):
                                                                                                   copy=False)
 
 
-register("RGBToHSV", infer=_image_infer(1, "RGBToHSV"), kernel=_rgb_to_hsv)
-register("HSVToRGB", infer=_image_infer(1, "HSVToRGB"), kernel=_hsv_to_rgb)
+register("RGBToHSV", infer=_image_infer(1, "RGBToHSV"), kernel=_rgb_to_hsv, gpu=False)
+register("HSVToRGB", infer=_image_infer(1, "HSVToRGB"), kernel=_hsv_to_rgb, gpu=False)
 not_differentiable("HSVToRGB")
 
 
@@ -253,7 +253,7 @@ def _adjust_contrast_infer(op):
     return [(x.dtype, x.shape)]
 
 
-register("AdjustContrastv2", infer=_adjust_contrast_infer, kernel=_adjust_contrast_kernel)
+register("AdjustContrastv2", infer=_adjust_contrast_infer, kernel=_adjust_contrast_kernel, gpu=False)
 
 
 @tf_export("image.adjust_contrast")
@@ -374,8 +374,9 @@ def _adjust_saturation_kernel(images, scale):
     return _hsv_to_rgb_saturation(h, s, v).astype(images.dtype)
 
 
-register("AdjustHue", infer=_image_infer(3, "AdjustHue"), kernel=_adjust_hue_kernel)
-register("AdjustSaturation", infer=_image_infer(3, "AdjustSaturation"), kernel=_adjust_saturation_kernel)
+register("AdjustHue", infer=_image_infer(3, "AdjustHue"), kernel=_adjust_hue_kernel, gpu=False)
+register("AdjustSaturation", infer=_image_infer(3, "AdjustSaturation"), kernel=_adjust_saturation_kernel,
+         gpu=False)
 
 
 def _adjust_hsv(op_type: str, image, factor, factor_name: str, scope: str, name):

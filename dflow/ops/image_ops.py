@@ -165,7 +165,7 @@ def rot90(image, k=1, name=None) -> Tensor:
 
     >>> import dflow as tf
     >>> tf.image.rot90(tf.zeros([2, 3, 1])).shape
-    TensorShape([Dimension(3), Dimension(2), Dimension(1)])
+    TensorShape([3, 2, 1])
     """
     with name_scope(name, "rot90", [image, k]) as scope:
         image = check_at_least_3d(_as_image(image))
@@ -256,7 +256,7 @@ def central_crop(image, central_fraction) -> Tensor:
         return out
 
 
-def _as_batch(image: Tensor) -> tuple[Tensor, bool]:
+def as_batch(image: Tensor) -> tuple[Tensor, bool]:
     ndims = image.shape.ndims
     if ndims == 3:
         return shape_ops.expand_dims(image, 0), False
@@ -269,11 +269,11 @@ def _as_batch(image: Tensor) -> tuple[Tensor, bool]:
     return image, True
 
 
-def _ge(a, b):
+def at_least(a, b):
     return math_ops.greater_equal(a, b) if is_tensor(a) or is_tensor(b) else a >= b
 
 
-def _gt(a, b):
+def greater_than(a, b):
     return math_ops.greater(a, b) if is_tensor(a) or is_tensor(b) else a > b
 
 
@@ -291,7 +291,7 @@ def _scalar_or_int(x):
 
 def _box_args(image, *box):
     """The image as a batch (and whether it was one), and the box's ints or tensors."""
-    image, is_batch = _as_batch(_as_image(image))
+    image, is_batch = as_batch(_as_image(image))
     return image, is_batch, [_scalar_or_int(v) for v in box]
 
 
@@ -306,10 +306,10 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
         after_h = target_height - offset_height - height
         if image.shape[1:].is_fully_defined():
             check_at_least_3d(image)
-        checks = assert_that(_ge(offset_height, 0), "offset_height must be >= 0")
-        checks += assert_that(_ge(offset_width, 0), "offset_width must be >= 0")
-        checks += assert_that(_ge(after_w, 0), "width must be <= target - offset")
-        checks += assert_that(_ge(after_h, 0), "height must be <= target - offset")
+        checks = assert_that(at_least(offset_height, 0), "offset_height must be >= 0")
+        checks += assert_that(at_least(offset_width, 0), "offset_width must be >= 0")
+        checks += assert_that(at_least(after_w, 0), "width must be <= target - offset")
+        checks += assert_that(at_least(after_h, 0), "height must be <= target - offset")
         if checks:
             image = control_flow_ops.with_dependencies(checks, image)
         paddings = shape_ops.reshape(array_ops.stack([0, 0, offset_height, after_h, offset_width, after_w, 0, 0]),
@@ -326,12 +326,12 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
         image, is_batch, box = _box_args(image, offset_height, offset_width, target_height, target_width)
         offset_height, offset_width, target_height, target_width = box
         batch, height, width, depth = image_dims(image, 4)
-        checks = assert_that(_ge(offset_width, 0), "offset_width must be >= 0.")
-        checks += assert_that(_ge(offset_height, 0), "offset_height must be >= 0.")
-        checks += assert_that(_gt(target_width, 0), "target_width must be > 0.")
-        checks += assert_that(_gt(target_height, 0), "target_height must be > 0.")
-        checks += assert_that(_ge(width, target_width + offset_width), "width must be >= target + offset.")
-        checks += assert_that(_ge(height, target_height + offset_height), "height must be >= target + offset.")
+        checks = assert_that(at_least(offset_width, 0), "offset_width must be >= 0.")
+        checks += assert_that(at_least(offset_height, 0), "offset_height must be >= 0.")
+        checks += assert_that(greater_than(target_width, 0), "target_width must be > 0.")
+        checks += assert_that(greater_than(target_height, 0), "target_height must be > 0.")
+        checks += assert_that(at_least(width, target_width + offset_width), "width must be >= target + offset.")
+        checks += assert_that(at_least(height, target_height + offset_height), "height must be >= target + offset.")
         if checks:
             image = control_flow_ops.with_dependencies(checks, image)
         cropped = slice_(image, array_ops.stack([0, offset_height, offset_width, 0]),
@@ -340,11 +340,11 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
         return cropped if is_batch else shape_ops.squeeze(cropped, axis=[0])
 
 
-def _max(x, y):
+def larger_of(x, y):
     return math_ops.maximum(x, y) if is_tensor(x) or is_tensor(y) else max(x, y)
 
 
-def _min(x, y):
+def smaller_of(x, y):
     return math_ops.minimum(x, y) if is_tensor(x) or is_tensor(y) else min(x, y)
 
 
@@ -352,18 +352,18 @@ def _min(x, y):
 def resize_image_with_crop_or_pad(image, target_height, target_width) -> Tensor:
     """Centrally crops and/or zero-pads the image to the target size."""
     with name_scope(None, "resize_image_with_crop_or_pad", [image]):
-        image, is_batch = _as_batch(_as_image(image))
+        image, is_batch = as_batch(_as_image(image))
         target_height, target_width = _scalar_or_int(target_height), _scalar_or_int(target_width)
-        checks = assert_that(_gt(target_width, 0), "target_width must be > 0.")
-        checks += assert_that(_gt(target_height, 0), "target_height must be > 0.")
+        checks = assert_that(greater_than(target_width, 0), "target_width must be > 0.")
+        checks += assert_that(greater_than(target_height, 0), "target_height must be > 0.")
         if checks:
             image = control_flow_ops.with_dependencies(checks, image)
         _, height, width, _ = image_dims(image, 4)
         width_diff = target_width - width
         height_diff = target_height - height
-        cropped = crop_to_bounding_box(image, _max(-height_diff // 2, 0), _max(-width_diff // 2, 0),
-                                       _min(target_height, height), _min(target_width, width))
-        resized = pad_to_bounding_box(cropped, _max(height_diff // 2, 0), _max(width_diff // 2, 0),
+        cropped = crop_to_bounding_box(image, larger_of(-height_diff // 2, 0), larger_of(-width_diff // 2, 0),
+                                       smaller_of(target_height, height), smaller_of(target_width, width))
+        resized = pad_to_bounding_box(cropped, larger_of(height_diff // 2, 0), larger_of(width_diff // 2, 0),
                                       target_height, target_width)
         return resized if is_batch else shape_ops.squeeze(resized, axis=[0])
 

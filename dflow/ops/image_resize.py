@@ -20,12 +20,20 @@ from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import name_scope
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops import math_ops, shape_ops
+from dflow.ops import control_flow_ops, math_ops, shape_ops
 from dflow.ops._common import invalid_argument
 from dflow.ops._nn_util import REALS, check_dtype, with_rank
 from dflow.ops.array_ops import stack
 from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.image_ops import _as_batch, _max, assert_that, check_at_least_3d, image_dims, pad_to_bounding_box
+from dflow.ops.image_ops import (
+    as_batch,
+    assert_that,
+    check_at_least_3d,
+    greater_than,
+    image_dims,
+    larger_of,
+    pad_to_bounding_box,
+)
 from dflow.ops.random_ops import shape_from_tensor
 from dflow.ops.registry import apply_op, gradient, not_differentiable, register
 
@@ -215,21 +223,18 @@ def _resize_bicubic_grad(grads, original_image, align_corners=False, half_pixel_
 # -- area ------------------------------------------------------------------------------------------
 
 
-def _area_spans(in_size, out_size, scale):
-    """Per output index: the source indices it covers and each one's coverage (TF's ResizeArea)."""
-    spans = []
+def _area_weights(in_size, out_size, scale):
+    """``[out_size, in_size]``: how much of each source index each output index covers (TF's ResizeArea)."""
+    weights = np.zeros((out_size, in_size), _F32)
     for o in range(out_size):
         lo, hi = _F32(o) * scale, _F32(o + 1) * scale
-        idx, w = [], []
         for i in range(int(math.floor(lo)), int(math.ceil(hi))):
             if i < lo:
                 cover = scale if i + 1 > hi else _F32(i + 1) - lo
             else:
                 cover = hi - _F32(i) if i + 1 > hi else _F32(1.0)
-            idx.append(min(i, in_size - 1))
-            w.append(cover)
-        spans.append((np.asarray(idx), np.asarray(w, _F32)))
-    return spans
+            weights[o, min(i, in_size - 1)] += cover
+    return weights
 
 
 def _resize_area(images, size, align_corners=False):
@@ -238,17 +243,10 @@ def _resize_area(images, size, align_corners=False):
     sy, sx = _scale(in_h, out_h, align_corners), _scale(in_w, out_w, align_corners)
     inv = _F32(1.0 / (float(sy) * float(sx)))
     x = images.astype(_F32, copy=False)
-    out = np.empty((images.shape[0], out_h, out_w, images.shape[3]), _F32)
-    xspans = _area_spans(in_w, out_w, sx)
-    for oy, (yidx, yw) in enumerate(_area_spans(in_h, out_h, sy)):
-        for ox, (xidx, xw) in enumerate(xspans):
-            block = x[:, yidx][:, :, xidx]  # [b, ny, nx, c]
-            # TF: the first and last column weighted by their coverage, the middle ones by 1
-            wx = np.ones(len(xidx), _F32)
-            wx[0], wx[-1] = xw[0], xw[-1]
-            per_row = np.einsum("bync,n->byc", block, wx, dtype=_F32)
-            out[:, oy, ox] = np.einsum("byc,y->bc", per_row, yw, dtype=_F32) * inv
-    return out
+    # TF sums each source row across x first, then the rows weighted by their coverage
+    rows = np.matmul(_area_weights(in_w, out_w, sx), x)  # [b, h, out_w, c]
+    out = np.matmul(_area_weights(in_h, out_h, sy), rows.reshape(rows.shape[0], in_h, -1))
+    return (out.reshape(rows.shape[0], out_h, out_w, -1) * inv).astype(_F32)
 
 
 def _resize_infer(out_dtype):
@@ -286,8 +284,9 @@ register("ResizeArea", infer=_resize_infer(dtypes.float32), kernel=_resize_area,
 register("ResizeBilinearGrad", infer=_grad_infer, kernel=_resize_bilinear_grad, gpu=False)
 register("ResizeBicubicGrad", infer=_grad_infer, kernel=_resize_bicubic_grad, gpu=False)
 register("ResizeNearestNeighborGrad", infer=_nn_grad_infer, kernel=_resize_nearest_grad, gpu=False)
-for _t in ("ResizeArea", "ResizeBilinearGrad", "ResizeBicubicGrad", "ResizeNearestNeighborGrad"):
+for _t in ("ResizeBilinearGrad", "ResizeBicubicGrad", "ResizeNearestNeighborGrad"):
     not_differentiable(_t)
+# ResizeArea has no gradient rule, as in TF: tf.gradients through it raises LookupError.
 
 _FLOAT_IMAGES = (dtypes.float16, dtypes.float32, dtypes.float64)
 
@@ -345,7 +344,7 @@ def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_cent
 
 @tf_export("image.resize_area")
 def resize_area(images, size, align_corners=False, name=None):
-    """Area-averaging resize; float32 out, not differentiable (as in TF)."""
+    """Area-averaging resize; float32 out, with no gradient (as in TF)."""
     return _raw_resize("ResizeArea", images, size, name, align_corners=bool(align_corners))
 
 
@@ -362,7 +361,7 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
 
     >>> import dflow as tf
     >>> tf.image.resize_images(tf.zeros([4, 6, 3]), [2, 3]).shape
-    TensorShape([Dimension(2), Dimension(3), Dimension(3)])
+    TensorShape([2, 3, 3])
     """
     op_type = _METHODS.get(method)
     if op_type is None:
@@ -371,7 +370,7 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         images = convert_to_tensor(images, name="images")
         if images.shape.ndims is None:
             raise ValueError("'images' contains no shape.")
-        images, is_batch = _as_batch(images)
+        images, is_batch = as_batch(images)
         _, height, width, _ = images.shape.as_list()
         try:
             size = convert_to_tensor(size, dtypes.int32, name="size")
@@ -402,10 +401,13 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
 def resize_image_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, align_corners=False):
     """Resizes keeping the aspect ratio, then zero-pads to ``target_height`` x ``target_width``."""
     with name_scope(None, "resize_image_with_pad", [image]):
-        image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
-        check_at_least_3d(image) if image.shape[1:].is_fully_defined() else None
-        assert_that(target_width > 0, "target_width must be > 0.")
-        assert_that(target_height > 0, "target_height must be > 0.")
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
+        if image.shape[1:].is_fully_defined():
+            check_at_least_3d(image)
+        checks = assert_that(greater_than(target_width, 0), "target_width must be > 0.")
+        checks += assert_that(greater_than(target_height, 0), "target_height must be > 0.")
+        if checks:
+            image = control_flow_ops.with_dependencies(checks, image)
         _, height, width, _ = image_dims(image, 4)
         f = lambda v: math_ops.cast(v, dtypes.float32)  # noqa: E731
         f_h, f_w, f_th, f_tw = f(height), f(width), f(target_height), f(target_width)
@@ -413,8 +415,8 @@ def resize_image_with_pad(image, target_height, target_width, method=ResizeMetho
         resized_h_f, resized_w_f = f_h / ratio, f_w / ratio
         resized_h = math_ops.cast(math_ops.floor(resized_h_f), dtypes.int32)
         resized_w = math_ops.cast(math_ops.floor(resized_w_f), dtypes.int32)
-        p_h = _max(0, math_ops.cast(math_ops.floor((f_th - resized_h_f) / 2), dtypes.int32))
-        p_w = _max(0, math_ops.cast(math_ops.floor((f_tw - resized_w_f) / 2), dtypes.int32))
+        p_h = larger_of(0, math_ops.cast(math_ops.floor((f_th - resized_h_f) / 2), dtypes.int32))
+        p_w = larger_of(0, math_ops.cast(math_ops.floor((f_tw - resized_w_f) / 2), dtypes.int32))
         resized = resize_images(image, stack([resized_h, resized_w]), method, align_corners=align_corners)
         padded = pad_to_bounding_box(resized, p_h, p_w, target_height, target_width)
         return padded if is_batch else shape_ops.squeeze(padded, axis=[0])

@@ -1,5 +1,5 @@
-"""tf.image non-max suppression (greedy, soft, overlaps, padded, combined), draw_bounding_boxes
-and sample_distorted_bounding_box against TF 2.15 figures and TF's rules.
+"""tf.image non-max suppression (greedy, soft, overlaps, padded, combined), draw_bounding_boxes,
+sample_distorted_bounding_box and generate_bounding_box_proposals against TF 2.15 figures and TF's rules.
 
 The case table below is run under TF 2.15 (compat.v1) to give EXPECTED (the
 scripts are kept under /tmp/ref/image/); the test runs the same table under dflow.
@@ -259,3 +259,32 @@ def test_bad_iou_threshold_fails_at_run_time():
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"iou_threshold must be in \[0, 1\]"):
             sess.run(y)
+
+
+def test_generate_bounding_box_proposals_by_hand():
+    # TF 2.15 has no CPU kernel for this op, so the figures are worked out by hand from its GPU kernel's steps.
+    scores = np.array([[[[0.9, 0.1], [0.8, 0.7]], [[0.3, 0.6], [0.2, 0.95]]]], np.float32)
+    anchors = np.zeros((2, 2, 8), np.float32)
+    for h in range(2):
+        for w in range(2):
+            anchors[h, w] = [h * 10, w * 10, h * 10 + 20, w * 10 + 20, h * 10, w * 10, h * 10 + 10, w * 10 + 40]
+    deltas = np.zeros((1, 2, 2, 8), np.float32)
+    deltas[0, 1, 1, 4:] = [0.1, 0.0, 0.0, 0.0]  # the best box moves down by a tenth of its height
+    rois, probs = tf.image.generate_bounding_box_proposals(scores, deltas, [[30.0, 40.0, 1.0, 0.0, 0.0]], anchors,
+                                                           nms_threshold=0.5, pre_nms_topn=10, min_size=5,
+                                                           post_nms_topn=6)
+    assert rois.shape.as_list() == [1, 6, 4] and probs.shape.as_list() == [1, 6]
+    with tf.Session() as sess:
+        r, p = sess.run([rois, probs])
+    # (h1,w1,a1) clipped at x=40; (h1,w0,a1) overlaps it by IoU 0.63 > 0.5 and is suppressed; (h1,w1,a0) and
+    # (h0,w0,a1) fall after the 0.3 box; padding fills the rest
+    np.testing.assert_allclose(r[0], [[11, 10, 21, 40], [0, 0, 20, 20], [0, 10, 20, 30], [0, 10, 10, 40],
+                                      [10, 0, 30, 20], [10, 10, 30, 30]], atol=1e-5)
+    np.testing.assert_allclose(p[0], [0.95, 0.9, 0.8, 0.7, 0.3, 0.2], atol=1e-6)
+    small = tf.image.generate_bounding_box_proposals(scores, deltas, [[30.0, 40.0, 1.0, 0.0, 0.0]], anchors,
+                                                     min_size=15, post_nms_topn=3)[1]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(small)[0], [0.9, 0.8, 0.3], atol=1e-6)  # min side >= 15 only
+        with pytest.raises(tf.errors.InvalidArgumentError, match="anchors must be"):
+            sess.run(tf.image.generate_bounding_box_proposals(scores, deltas, [[30.0, 40.0, 1.0, 0.0, 0.0]],
+                                                              anchors[:1])[0])
