@@ -184,7 +184,7 @@ class LocalCluster:
                 opts["preload"] = opts.get("preload", []) + [_compute_threads_preload(self.workers)]
             specs[name] = {"cls": Nanny if self.processes else Worker, "options": opts}
         scheduler = {"cls": Scheduler, "options": {
-            "host": "127.0.0.1", "port": 0,
+            "host": "127.0.0.1", "port": 0, "preload": ["dflow.dashboard"],
             # The scheduler always serves HTTP (health, metrics); without a dashboard, on
             # any free port rather than 8787, which another cluster may hold.
             "dashboard": self._dashboard, "dashboard_address": dashboard_address if self._dashboard else ":0"}}

@@ -395,8 +395,11 @@ class _Runtime:
         from dflow.cluster.local_cluster import SCHEDULER_CONFIG
 
         if scheduler_opts is not None:
+            from dflow.dashboard import install
+
             with dask.config.set(SCHEDULER_CONFIG):
                 self.scheduler = Scheduler(**scheduler_opts)
+            install(self.scheduler)
             await self.scheduler
         if worker_opts is not None:
             opts = {k: v for k, v in worker_opts.items() if v is not None}

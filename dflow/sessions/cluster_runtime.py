@@ -89,6 +89,10 @@ class RemotePartition:
                               for j in range(len(partition.upstream)))
 
 
+def _has_dflow_extension(dask_scheduler=None) -> bool:
+    return "dflow" in dask_scheduler.extensions
+
+
 def graph_lineage(graph) -> str:
     """A token naming this client graph through all its versions (see ``resources._op_key``)."""
     import secrets
@@ -123,6 +127,7 @@ class ClusterRuntime:
         self.client, self._owns_client = _connect(target, timeout)
         self._lock = threading.Lock()
         self._installed: dict = {}  # worker address -> set of graph keys
+        self._dashboard = None  # whether the scheduler has dflow's extension (asked on first install)
         self._incarnations: dict = {}  # worker address -> incarnation id seen at install
         self._graph_docs: dict = {}  # (graph id, graph version) -> (key, payload)
         self._specs_sent: set = set()  # (worker, partition key): the worker has the spec
@@ -240,8 +245,10 @@ class ClusterRuntime:
         key, payload, lineage = self._graph_doc(graph)
         assert key == graph_key
         try:
+            if self._dashboard is None:
+                self._dashboard = bool(self.client.run_on_scheduler(_has_dflow_extension))
             seen = self.client.run(worker_state.install_graph, graph_key, payload, lineage=lineage,
-                                   workers=missing)
+                                   dashboard=self._dashboard, workers=missing)
         except Exception as e:  # noqa: BLE001 - any failure to reach the workers
             raise errors.UnavailableError(None, None, f"Could not send the graph to workers {missing}: {e}") \
                 from None

@@ -109,3 +109,24 @@ def test_a_task_no_worker_serves_lists_what_the_graph_needs_and_what_the_cluster
             sess.run(v)
         sess.run(v.initializer)
         assert sess.run(v) == 1.0
+
+
+def test_a_dask_scheduler_without_dflow_keeps_its_pages_and_workers_record_no_spans(mixed_target):
+    import time
+
+    from distributed import Client
+
+    with tf.device("/job:worker/task:0"):
+        y = tf.constant(2.0) * 3.0
+    with tf.Session(mixed_target) as sess:
+        assert sess.run(y) == 6.0
+    with Client(mixed_target, timeout=30) as client:
+        assert "dflow" not in client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.extensions))
+
+        def recording(dask_worker=None):
+            from dflow.dashboard.spans import RECORDER
+
+            return RECORDER.watching, "dflow-spans" in dask_worker.periodic_callbacks
+
+        time.sleep(1.5)
+        assert set(client.run(recording).values()) == {(False, False)}  # never started, nothing recorded
