@@ -23,7 +23,8 @@ from dflow.framework.graph import GraphKeys, colocate_with, device, get_default_
 from dflow.framework.tensor_util import init_scope
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.control_flow_ops import group
-from dflow.ops.math_ops import cast, minimum, pow as _pow
+from dflow.ops.math_ops import cast, minimum
+from dflow.ops.math_ops import pow as _pow
 from dflow.ops.variables import Variable, assign, assign_add, assign_sub
 from dflow.train import slot_creator
 

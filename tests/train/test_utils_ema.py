@@ -14,21 +14,21 @@ def fresh_graph():
         yield g
 
 
-def _model():
+def _averaged():
+    """TF's script: two variables averaged with num_updates, a tensor zero-debiased."""
     v = tf.Variable([1.0, 2.0], name="v")
     w = tf.Variable(5.0, name="w")
     t = tf.placeholder(tf.float32, [], name="t")
     step = tf.Variable(0, name="step", trainable=False)
-    return v, w, t, step
-
-
-def test_names_collections_and_restore_map_as_tf():
-    v, w, t, step = _model()
     ema = tf.train.ExponentialMovingAverage(0.9, num_updates=step)
     op = ema.apply([v, w])
     ema2 = tf.train.ExponentialMovingAverage(0.5, zero_debias=True, name="Zd")
     tsq = tf.square(t, name="tsq")
-    ema2.apply([tsq])
+    return v, w, t, step, ema, op, ema2, tsq, ema2.apply([tsq])
+
+
+def test_names_collections_and_restore_map_as_tf():
+    v, w, t, step, ema, op, ema2, tsq, _ = _averaged()
     assert (op.name, op.type, ema.average(v).name, ema.average_name(v), ema.average_name(t),
             ema2.average(tsq).name, ema.name) == ("ExponentialMovingAverage", "NoOp", "v/ExponentialMovingAverage:0",
                                                   "v/ExponentialMovingAverage", "t/ExponentialMovingAverage",
@@ -55,12 +55,7 @@ def test_names_collections_and_restore_map_as_tf():
 
 
 def test_values_with_num_updates_and_zero_debias_as_tf():
-    v, w, t, step = _model()
-    ema = tf.train.ExponentialMovingAverage(0.9, num_updates=step)
-    op = ema.apply([v, w])
-    ema2 = tf.train.ExponentialMovingAverage(0.5, zero_debias=True, name="Zd")
-    tsq = tf.square(t, name="tsq")
-    op2 = ema2.apply([tsq])
+    v, w, t, step, ema, op, ema2, tsq, op2 = _averaged()
     tf_steps = [([1.8181818, 2.8181818], 5.0), ([2.7045455, 3.7045455], 4.25), ([3.6013987, 4.6013985], 3.3846154)]
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
