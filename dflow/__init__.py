@@ -82,6 +82,8 @@ from dflow.ops import gradient_utils as _gradient_utils  # noqa: F401, E402 - tf
 from dflow.ops import variable_utils as _variable_utils  # noqa: F401, E402 - tf.count_up_to, tf.VariableAggregation, ...
 from dflow.framework import type_spec as _type_spec  # noqa: F401, E402 - tf.TensorSpec, tf.TypeSpec, ...
 from dflow.train import moving_averages as _moving_averages  # noqa: F401, E402 - tf.train.ExponentialMovingAverage
+from dflow.train import proximal_adagrad as _proximal_adagrad  # noqa: F401, E402 - tf.train.ProximalAdagradOptimizer, AdagradDAOptimizer
+from dflow.train import training_loops as _training_loops  # noqa: F401, E402 - tf.train.checkpoints_iterator, basic_train_loop
 
 __version__ = "0.1.0"
 
