@@ -84,6 +84,7 @@ from dflow.framework import type_spec as _type_spec  # noqa: F401, E402 - tf.Ten
 from dflow.train import moving_averages as _moving_averages  # noqa: F401, E402 - tf.train.ExponentialMovingAverage
 from dflow.train import proximal_adagrad as _proximal_adagrad  # noqa: F401, E402 - tf.train.ProximalAdagradOptimizer, AdagradDAOptimizer
 from dflow.train import training_loops as _training_loops  # noqa: F401, E402 - tf.train.checkpoints_iterator, basic_train_loop
+from dflow.train import warm_starting as _warm_starting  # noqa: F401, E402 - tf.train.warm_start, VocabInfo
 
 __version__ = "0.1.0"
 
