@@ -260,3 +260,10 @@ def test_tensor_protos_byte_for_byte():
                   np.arange(6, dtype=np.uint8).reshape(2, 3), np.array(7, np.int64), np.array([1.0, 2.0])):
         back = tf.make_ndarray(tf.make_tensor_proto(value))
         assert back.dtype == value.dtype and back.tolist() == value.tolist()
+
+
+def test_extension_loaders_are_refused_and_op_error_is_exported():
+    assert tf.OpError is tf.errors.OpError
+    for loader in (tf.load_op_library, tf.load_library, tf.load_file_system_library):
+        with pytest.raises(NotImplementedError, match="libfoo.so"):
+            loader("libfoo.so")
