@@ -109,15 +109,12 @@ def disable_tensor_equality() -> None:
 
 @tf_export("enable_v2_tensorshape")
 def enable_v2_tensorshape() -> None:
-    """``TensorShape`` indexing and iteration give ints (None when unknown) instead of ``Dimension``."""
-    from dflow.framework import tensor_shape
-
-    tensor_shape._V2_BEHAVIOR[0] = True
+    """Refused: dflow's ``TensorShape`` indexing gives ``Dimension`` objects (TF1), and its shape rules rely on it."""
+    raise NotImplementedError("enable_v2_tensorshape: dflow keeps TF1's TensorShape (shape[i] is a Dimension); "
+                              "use shape.as_list()[i] or tf.compat.dimension_value(shape[i]) for an int or None")
 
 
 @tf_export("disable_v2_tensorshape")
 def disable_v2_tensorshape() -> None:
-    """``TensorShape`` indexing and iteration give ``Dimension`` objects (TF1's default)."""
-    from dflow.framework import tensor_shape
-
-    tensor_shape._V2_BEHAVIOR[0] = False
+    """TF1's ``Dimension``-valued ``TensorShape`` is dflow's only kind; nothing to switch."""
+    return None

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-# tf.enable_v2_tensorshape(): indexing and iterating a TensorShape give ints (TF2) instead of Dimensions.
-_V2_BEHAVIOR = [False]
-
 
 class Dimension:
     """One dimension of a static shape; ``value`` is an int or None."""
@@ -180,18 +177,16 @@ class TensorShape:
     def __iter__(self):
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
-        if _V2_BEHAVIOR[0]:
-            return iter([d.value for d in self._dims])
         return iter(self._dims)
 
     def __getitem__(self, key):
         if self._dims is not None:
             if isinstance(key, slice):
                 return TensorShape(self._dims[key])
-            return self._dims[key].value if _V2_BEHAVIOR[0] else self._dims[key]
+            return self._dims[key]
         if isinstance(key, slice):
             return unknown_shape()
-        return None if _V2_BEHAVIOR[0] else Dimension(None)
+        return Dimension(None)
 
     def as_list(self) -> list:
         if self._dims is None:
