@@ -66,26 +66,17 @@ def _repeat_grad(op, grad):
 
 
 def _repeat_grad_kernel(x, repeats, grad, axis):
-    """Sums each input element's copies back (``np.add.reduceat`` over the repeated axis)."""
+    """Sums each input element's copies back: ``np.add.reduceat`` over the repeated axis."""
     xp = array_module(grad)
-    reps = np.asarray(host(repeats)).reshape(-1)
-    ax = 0 if axis is None else axis
     n = x.size if axis is None else x.shape[axis]
-    reps = np.broadcast_to(reps, (n,))
-    g = grad
-    out_shape = list(g.shape)
-    out_shape[ax] = n
-    out = xp.zeros(out_shape, dtype=grad.dtype)
-    owner = np.repeat(np.arange(n), reps)
-    idx = [slice(None)] * g.ndim
-    for j in range(n):
-        sel = np.flatnonzero(owner == j)
-        if sel.size:
-            idx[ax] = xp.asarray(sel)
-            src = g[tuple(idx)].sum(axis=ax)
-            idx[ax] = j
-            out[tuple(idx)] = src
-    return out.reshape(x.shape)
+    reps = np.broadcast_to(np.asarray(host(repeats)).reshape(-1), (n,))
+    moved = xp.moveaxis(grad, 0 if axis is None else axis, 0)
+    out = xp.zeros((n,) + moved.shape[1:], dtype=grad.dtype)
+    kept = np.flatnonzero(reps > 0)
+    if kept.size:
+        starts = (np.cumsum(reps) - reps)[kept]
+        out[xp.asarray(kept)] = xp.add.reduceat(moved, xp.asarray(starts), axis=0)
+    return xp.moveaxis(out, 0, 0 if axis is None else axis).reshape(x.shape)
 
 
 register("RepeatGrad", infer=lambda op: [(op._inputs[2].dtype, op._inputs[0].shape)], kernel=_repeat_grad_kernel)
