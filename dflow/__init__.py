@@ -116,6 +116,17 @@ from dflow.platform import versions as _versions  # noqa: F401, E402 - tf.versio
 from dflow.platform import resource_loader as _resource_loader  # noqa: F401, E402 - tf.resource_loader.*
 from dflow.platform import tf_config as _tf_config  # noqa: F401, E402 - tf.config.*
 from dflow.ops import image_codecs as _image_codecs  # noqa: F401, E402 - tf.image/tf.io decode_*/encode_*
+from dflow.framework import tensor_util as _tensor_util  # noqa: F401, E402 - tf.is_tensor, tf.make_tensor_proto, ...
+from dflow.ops import shape_utils as _shape_utils  # noqa: F401, E402 - tf.ensure_shape, tf.broadcast_*_shape
+from dflow.ops import array_extras as _array_extras  # noqa: F401, E402 - tf.repeat, tf.switch_case, ...
+from dflow.ops import gradient_utils as _gradient_utils  # noqa: F401, E402 - tf.recompute_grad, tf.AggregationMethod, ...
+from dflow.ops import variable_utils as _variable_utils  # noqa: F401, E402 - tf.count_up_to, tf.VariableAggregation, ...
+from dflow.framework import type_spec as _type_spec  # noqa: F401, E402 - tf.TensorSpec, tf.TypeSpec, ...
+from dflow.train import moving_averages as _moving_averages  # noqa: F401, E402 - tf.train.ExponentialMovingAverage
+from dflow.train import proximal_adagrad as _proximal_adagrad  # noqa: F401, E402 - tf.train.ProximalAdagradOptimizer, AdagradDAOptimizer
+from dflow.train import training_loops as _training_loops  # noqa: F401, E402 - tf.train.checkpoints_iterator, basic_train_loop
+from dflow.train import warm_starting as _warm_starting  # noqa: F401, E402 - tf.train.warm_start, VocabInfo
+from dflow.framework import load_library as _load_library  # noqa: F401, E402 - tf.load_op_library (refused), tf.OpError
 
 __version__ = "0.1.0"
 

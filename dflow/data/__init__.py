@@ -14,6 +14,7 @@ import sys as _sys
 
 from dflow import _api
 from dflow.data import experimental  # noqa: F401
+from dflow.data import options as _options  # noqa: F401 - tf.data.Options, NumpyIterator, DatasetSpec
 from dflow.data.dataset_ops import AUTOTUNE, DatasetV1
 from dflow.data.iterator_ops import (
     Iterator,

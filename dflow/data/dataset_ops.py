@@ -142,6 +142,25 @@ class DatasetV1(structure.HasElementSpec):
         return (f"<{type(self).__name__} shapes: {structure.describe_shapes(self._spec)}, "
                 f"types: {structure.describe_types(self._spec)}>")
 
+    # -- options and numpy iteration (dflow.data.options) ----------------------------------
+    def options(self):
+        """The ``tf.data.Options`` of this pipeline (its inputs' merged, then its own)."""
+        from dflow.data.options import dataset_options
+
+        return dataset_options(self)
+
+    def with_options(self, options):
+        """This dataset with ``options`` merged into its options."""
+        from dflow.data.options import with_options
+
+        return with_options(self, options)
+
+    def as_numpy_iterator(self):
+        """An iterator over the elements as numpy values, run in a private session (TF: eager only)."""
+        from dflow.data.options import NumpyIterator
+
+        return NumpyIterator(self)
+
     # -- sources -----------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors) -> DatasetV1:

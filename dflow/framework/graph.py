@@ -210,6 +210,8 @@ class Graph:
             if t._op._graph is not self:
                 raise ValueError(f"{t} must be from the same graph as the other inputs of {op_type} "
                                  f"(it belongs to another tf.Graph).")
+        if attrs.get("container") == "" and getattr(self, "_container", ""):
+            attrs = {**attrs, "container": self._container}  # tf.container: stateful ops without their own
         with self._lock:
             if name.endswith("/"):
                 # A name scope string names the op exactly (TF1's ``name=scope``).
@@ -310,6 +312,16 @@ class Graph:
             yield f"{new}/" if new else ""
         finally:
             self._name_stack = old
+
+    @contextlib.contextmanager
+    def container(self, container_name: str):
+        """Stateful ops created inside (variables, queues) get resource container ``container_name``."""
+        old = getattr(self, "_container", "")
+        self._container = container_name
+        try:
+            yield container_name
+        finally:
+            self._container = old
 
     def _check_op_name(self, name: str) -> None:
         if not _VALID_OP_NAME.match(name):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import dtypes, errors
+from dflow.framework import dtypes, errors, mode
 from dflow.framework.graph import (
     GraphKeys,
     Operation,
@@ -336,7 +336,7 @@ class Variable:
                                               {"validate_shape": validate_shape}, "Assign").op
             with colocate_with(var_op):
                 self._snapshot = apply_op("Identity", [self._variable], name="read").outputs[0]
-        if use_resource:
+        if use_resource or (use_resource is None and mode.resource_variables_enabled()):
             _resource_variables(graph).add(var_op)
         self._trainable = trainable
         self._constraint = constraint

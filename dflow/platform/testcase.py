@@ -526,6 +526,11 @@ class TestCase(unittest.TestCase):
         if not actual.startswith(expected_start):
             self.fail(f"{actual!r} does not start with {expected_start!r}" + (f" : {msg!r}" if msg else ""))
 
+    # Python 2 era spellings that TF1 test suites use (removed from unittest in Python 3.12)
+    assertRaisesRegexp = unittest.TestCase.assertRaisesRegex  # noqa: N815
+    assertRegexpMatches = unittest.TestCase.assertRegex  # noqa: N815
+    assertNotRegexpMatches = unittest.TestCase.assertNotRegex  # noqa: N815
+
     def assertItemsEqual(self, expected_seq, actual_seq, msg=None):  # noqa: N802
         """Asserts the two sequences hold the same elements, in any order."""
         self.assertCountEqual(expected_seq, actual_seq, msg)

@@ -12,6 +12,7 @@ protobuf dependency.
 """
 
 from dflow._api import export_value as _export
+from dflow.summary import summary_info as _summary_info  # noqa: F401 - tf.summary.get_summary_description & co.
 from dflow.summary.proto import (
     Event,
     HistogramProto,

@@ -83,15 +83,20 @@ register("RestoreFromCheckpoint", infer=lambda op: [(op._attrs["dtype"], op._att
 not_differentiable("RestoreFromCheckpoint")
 
 
-def _set_initializer(var, prefix: str, tensor_name: str) -> None:
+def replace_initializer(var, make_value) -> None:
+    """Makes ``var``'s initializer assign ``make_value()`` (built beside ``var``, outside control dependencies)."""
     from dflow.ops.variables import assign
 
     with control_dependencies(None), colocate_with(var.op), name_scope(f"{var.op.name}/"):
-        value = apply_op("RestoreFromCheckpoint", [],
-                         {"prefix": prefix, "tensor_name": tensor_name, "dtype": var.dtype,
-                          "shape": var.shape}, name="checkpoint_initializer").outputs[0]
+        value = make_value()
         var._initializer_op = assign(var, value, validate_shape=var.shape.is_fully_defined()).op
     var._initial_value = value
+
+
+def _set_initializer(var, prefix: str, tensor_name: str) -> None:
+    replace_initializer(var, lambda: apply_op(
+        "RestoreFromCheckpoint", [], {"prefix": prefix, "tensor_name": tensor_name, "dtype": var.dtype,
+                                      "shape": var.shape}, name="checkpoint_initializer").outputs[0])
 
 
 def _known_variables() -> dict:

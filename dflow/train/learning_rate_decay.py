@@ -187,3 +187,25 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
         fraction = 2.0 * num_periods * (step / steps)
         cosine_decayed = 0.5 * (1.0 + math_ops.cos(constant(math.pi, dtype) * fraction))
         return math_ops.multiply(lr, (alpha + linear_decayed) * cosine_decayed + beta, name=scope)
+
+
+@tf_export("train.noisy_linear_cosine_decay")
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0, variance_decay=0.55,
+                              num_periods=0.5, alpha=0.0, beta=0.001, name=None) -> Tensor:
+    """``linear_cosine_decay`` with Gaussian noise on the linear part, of variance
+    ``initial_variance / (1 + step) ** variance_decay`` (drawn anew at every evaluation)."""
+    from dflow.ops.random_ops import random_normal
+
+    _check_step(global_step, "noisy_linear_cosine_decay")
+    with name_scope(name or "NoisyLinearCosineDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        steps = _cast(decay_steps, dtype)
+        step = math_ops.minimum(_cast(global_step, dtype), steps)
+        linear_decayed = (steps - step) / steps
+        variance = _cast(initial_variance, dtype) / math_ops.pow(1.0 + step, _cast(variance_decay, dtype))
+        noisy = linear_decayed + random_normal(linear_decayed.shape, stddev=math_ops.sqrt(variance), dtype=dtype)
+        fraction = 2.0 * _cast(num_periods, dtype) * (step / steps)
+        cosine_decayed = 0.5 * (1.0 + math_ops.cos(constant(math.pi, dtype) * fraction))
+        decayed = (_cast(alpha, dtype) + noisy) * cosine_decayed + _cast(beta, dtype)
+        return math_ops.multiply(lr, decayed, name=scope)

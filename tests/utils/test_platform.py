@@ -167,3 +167,17 @@ def test_tf_decorator_make_decorator_and_rewrap():
     assert wrapped(5) == 30
     spec = __import__("inspect").getfullargspec(target)
     assert str(td.fullargspec_to_signature(spec)) == "(a, b=2)"
+
+
+def test_default_handler_prints_tf_and_dflow_messages_like_tf():
+    # TF 2.15 prints "INFO:tensorflow:hi 3" on stderr with no logging configured
+    out = _run_script("""
+        import logging
+        import dflow as tf
+        tf.logging.set_verbosity(tf.logging.INFO)
+        tf.logging.info("hi %d", 3)
+        logging.getLogger("dflow").info("loss = 0.5, step = 1")
+        tf.logging.debug("hidden")
+    """)
+    assert out.returncode == 0
+    assert out.stderr.splitlines() == ["INFO:tensorflow:hi 3", "INFO:dflow:loss = 0.5, step = 1"]

@@ -119,6 +119,9 @@ class TestCaseAssertionsTest(tf.test.TestCase):
         self.assertItemsEqual([1, 2], [2, 1])
         self.assertEmpty([])
         self.assertNotEmpty([1])
+        with self.assertRaisesRegexp(ValueError, "bo+m"):  # noqa: UP005 - the TF1 spelling under test
+            raise ValueError("boom")
+        self.assertRegexpMatches("dflow", "fl")  # noqa: UP005
 
     def test_raises_op_error_and_predicates(self):
         with self.assertRaisesOpError("must be"):
