@@ -72,7 +72,9 @@ def get_logger() -> logging.Logger:
             if interactive:
                 logger.setLevel(INFO)
             handler = logging.StreamHandler(sys.stdout if interactive else sys.stderr)
-            handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT, None))
+            # TF's BASIC_FORMAT with its logger name: dflow's library lines (the hooks' ``loss = ...``)
+            # read as TF1's do, ``INFO:tensorflow:loss = 0.25, step = 3``.
+            handler.setFormatter(logging.Formatter("%(levelname)s:tensorflow:%(message)s", None))
             logger.addHandler(handler)
             library = logging.getLogger(_LIBRARY_LOGGER)
             if not library.handlers:

@@ -129,3 +129,26 @@ def test_a_tf_train_server_script_is_quiet_and_clean(tmp_path):
     assert out.stdout.split() == ["value", "6.0", "done"]
     # No errors, and not Dask's start-up and shutdown INFO lines either.
     assert out.stderr.strip() == "", out.stderr[-3000:]
+
+
+def test_estimator_training_logs_tf1_progress_lines_after_set_verbosity(tmp_path):
+    script = tmp_path / "progress.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import dflow as tf
+
+        tf.logging.set_verbosity(tf.logging.INFO)
+        x = np.random.RandomState(0).rand(64, 2).astype(np.float32)
+        y = (x.sum(1) > 1).astype(np.int32)
+        est = tf.estimator.LinearClassifier([tf.feature_column.numeric_column("x", shape=[2])],
+                                            config=tf.estimator.RunConfig(log_step_count_steps=5))
+        est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=8, num_epochs=None, shuffle=True),
+                  steps=12)
+    """))
+    out = _run([sys.executable, str(script)], tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = [line for line in out.stderr.splitlines() if "loss =" in line or "global_step/sec" in line]
+    assert [line.split(" = ")[0] for line in lines if "loss =" in line] == ["INFO:tensorflow:loss"] * 3
+    assert [line.rsplit("step = ", 1)[1].split()[0] for line in lines if "loss =" in line] == ["0", "5", "10"]
+    assert any(line.startswith("INFO:tensorflow:global_step/sec: ") for line in lines)
+    _assert_clean(out.stderr)

@@ -131,8 +131,12 @@ def test_a_queue_runner_loops_on_its_queues_worker_and_stops_with_its_coordinato
         counter = tf.Variable(0, name="qr_counter")
         q = tf.FIFOQueue(100, tf.int32, shapes=[], name="qr_q")
         enqueue = q.enqueue(counter.assign_add(1))
-        # the second run reads past the end of [7, 8]
-        failing = q.enqueue(tf.gather(tf.constant([7, 8]), counter.assign_add(1), name="too_many"))
+        # stopping the coordinator closes q (TF1: later enqueues to it are CancelledError), so the
+        # other runners get queues of their own; the failing one reads past the end of [7, 8]
+        q2 = tf.FIFOQueue(100, tf.int32, shapes=[], name="qr_q2")
+        enqueue2 = q2.enqueue(counter.assign_add(1))
+        q3 = tf.FIFOQueue(100, tf.int32, shapes=[], name="qr_q3")
+        failing = q3.enqueue(tf.gather(tf.constant([7, 8]), counter.assign_add(1), name="too_many"))
         take = q.dequeue()
     with cluster.client() as client, tf.Session(cluster.target) as sess:
         sess.run(counter.initializer)
@@ -151,17 +155,18 @@ def test_a_queue_runner_loops_on_its_queues_worker_and_stops_with_its_coordinato
         client.run(lambda: setattr(worker_state, "_LOOP_LEASE_S", 1.0))
         try:
             coord = tf.train.Coordinator()
-            threads = tf.train.QueueRunner(q, [enqueue]).create_threads(sess, coord=coord, start=True)
-            for t in threads:
-                t.join(timeout=15)
-            assert not any(t.is_alive() for t in threads)
+            runner, closer = tf.train.QueueRunner(q2, [enqueue2]).create_threads(sess, coord=coord, start=True)
+            runner.join(timeout=15)  # the enqueue loop; the closer waits for the coordinator, as in TF1
+            assert not runner.is_alive()
             assert sum(client.run(lambda: len(worker_state._LOOPS)).values()) == 0
+            coord.request_stop()
+            coord.join([runner, closer], stop_grace_period_secs=10)
         finally:
             client.run(lambda: setattr(worker_state, "_LOOP_LEASE_S", 15.0))
 
         sess.run(counter.initializer)
         coord = tf.train.Coordinator()
-        threads = tf.train.QueueRunner(q, [failing]).create_threads(sess, coord=coord, start=True)
+        threads = tf.train.QueueRunner(q3, [failing]).create_threads(sess, coord=coord, start=True)
         with pytest.raises(tf.errors.InvalidArgumentError, match="too_many"):
             coord.join(threads, stop_grace_period_secs=10)
 

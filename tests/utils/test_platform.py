@@ -180,4 +180,4 @@ def test_default_handler_prints_tf_and_dflow_messages_like_tf():
         tf.logging.debug("hidden")
     """)
     assert out.returncode == 0
-    assert out.stderr.splitlines() == ["INFO:tensorflow:hi 3", "INFO:dflow:loss = 0.5, step = 1"]
+    assert out.stderr.splitlines() == ["INFO:tensorflow:hi 3", "INFO:tensorflow:loss = 0.5, step = 1"]
