@@ -55,6 +55,7 @@ from dflow.ops import sparse_math_ops as _sparse_math_ops  # noqa: F401 - tf.spa
 from dflow.ops import embedding_ops as _embedding_ops  # noqa: F401 - tf.nn.embedding_lookup(_sparse), safe_embedding_lookup_sparse
 from dflow.ops import candidate_sampling_ops as _candidate_sampling_ops  # noqa: F401 - tf.nn.*_candidate_sampler, compute_accidental_hits
 from dflow.ops import sampled_losses as _sampled_losses  # noqa: F401 - tf.nn.nce_loss, tf.nn.sampled_softmax_loss
+from dflow.ops import sparse_accumulator as _sparse_accumulator  # noqa: F401 - tf.SparseConditionalAccumulator
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import variable_scope as _variable_scope  # noqa: F401
 from dflow.ops import variables as _variables  # noqa: F401
