@@ -24,7 +24,8 @@ from dflow.framework.graph import get_default_graph, name_scope
 from dflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from dflow.ops.constant_op import constant, convert_to_tensor
 from dflow.ops.registry import RegisterGradient
-from dflow.ops.sparse_ops import as_sparse, sparse_fill_empty_rows, sparse_reshape, sparse_retain
+from dflow.ops.sparse_array_ops import sparse_retain
+from dflow.ops.sparse_ops import as_sparse, sparse_fill_empty_rows, sparse_reshape
 
 _ROWS_GRADIENT = "EmbeddingGather"
 
