@@ -438,3 +438,71 @@ def sparse_softmax(sp_input, name=None) -> SparseTensor:
     st = SparseTensor(sp.indices, out, sp.dense_shape)
     st._static_shape = sp._static_shape
     return st
+
+
+# -- SparseDenseCwiseMul / Div: ``sp * dense`` and ``sp / dense`` -------------------------------------
+
+
+def _dense_positions(x_indices, x_shape, y):
+    """For each sparse entry, its index into ``y`` broadcast to the sparse tensor's shape."""
+    shape = host_shape(x_shape)
+    added = shape.size - y.ndim
+    if added < 0 or any(d != 1 and d != s for d, s in zip(y.shape, shape[added:])):
+        raise _invalid(f"SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible shapes: "
+                       f"[{','.join(map(str, shape))}] vs. {list(y.shape)}")
+    cols = x_indices[:, added:]
+    return tuple(np.where(np.array(y.shape) == 1, 0, cols).T) if cols.shape[0] else \
+        tuple(np.zeros((y.ndim, 0), np.int64))
+
+
+def _cwise_kernel(x_indices, x_values, x_shape, y, kind):
+    dense = y[_dense_positions(x_indices, x_shape, y)] if y.ndim else np.full(x_values.shape, y)
+    return (x_values * dense if kind == "mul" else x_values / dense).astype(x_values.dtype)
+
+
+def _cwise_grad_kernel(x_indices, x_values, x_shape, y, grad, kind):
+    pos = _dense_positions(x_indices, x_shape, y)
+    dense = y[pos] if y.ndim else np.full(x_values.shape, y)
+    if kind == "mul":
+        dx, dy_val = grad * dense, grad * x_values
+    else:
+        dx, dy_val = grad / dense, grad * (-x_values / (dense * dense))
+    dy = np.zeros_like(y)
+    if y.ndim:
+        np.add.at(dy, pos, dy_val)
+    else:
+        dy = np.asarray(dy_val.sum(), y.dtype)
+    return dx.astype(x_values.dtype), dy.astype(y.dtype)
+
+
+register("SparseDenseCwiseGrad", infer=lambda op: [(op._inputs[1].dtype, op._inputs[1].shape),
+                                                   (op._inputs[3].dtype, op._inputs[3].shape)],
+         kernel=_cwise_grad_kernel, gpu=False)
+not_differentiable("SparseDenseCwiseGrad")
+
+
+def _cwise_api(kind: str, op_type: str):
+    register(op_type, infer=lambda op: [(op._inputs[1].dtype, TensorShape([op._inputs[1].shape[0]]))],
+             kernel=functools.partial(_cwise_kernel, kind=kind), gpu=False)
+
+    @gradient(op_type)
+    def _grad(op, grad):
+        x_indices, x_values, x_shape, y = op._inputs
+        dx, dy = apply_op("SparseDenseCwiseGrad", [x_indices, x_values, x_shape, y, grad], {"kind": kind}).outputs
+        return [None, dx, None, dy]
+
+    def fn(sp_x, y):
+        sp = as_sparse(sp_x, "sp_x")
+        with name_scope(None, kind, [sp.indices, sp.values, y]) as scope:
+            y = convert_to_tensor(y, dtype=sp.dtype, name="y")
+            out = apply_op(op_type, [sp.indices, sp.values, sp.dense_shape, y], name=scope).outputs[0]
+        st = SparseTensor(sp.indices, out, sp.dense_shape)
+        st._static_shape = sp._static_shape
+        return st
+
+    return fn
+
+
+# TF1's SparseTensor operators: ``sp * dense``, ``sp / dense`` (the dense side broadcast to the sparse shape).
+SparseTensor.__mul__ = _cwise_api("mul", "SparseDenseCwiseMul")
+SparseTensor.__truediv__ = SparseTensor.__div__ = _cwise_api("truediv", "SparseDenseCwiseDiv")

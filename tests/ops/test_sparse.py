@@ -287,3 +287,20 @@ def test_fed_sparse_placeholder_through_ops():
         total = tf.sparse.reduce_sum(tf.sparse.reorder(sp), 0)
         value = SparseTensorValue(np.array([[1, 2], [0, 1]]), np.array([5., 7.], np.float32), np.array([2, 3]))
         assert sess.run(total, {sp: value}).tolist() == [0., 7., 5.]
+
+
+def test_sparse_times_and_over_dense_match_tf():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = tf.constant([1., -2., 3.], tf.float64)
+        y = tf.constant([[2.], [4.], [8.]], tf.float64)
+        z = tf.constant([2., 4., 8.], tf.float64)
+        x = tf.SparseTensor([[0, 0], [0, 2], [2, 1]], v, [3, 3])
+        m, d, m2 = x * y, x / z, x * 3.0
+        assert (m.values.op.type, d.values.op.type) == ("SparseDenseCwiseMul", "SparseDenseCwiseDiv")
+        w = [1., 2., 3.]
+        loss = tf.reduce_sum(m.values * w) + tf.reduce_sum(d.values * w)
+        values = sess.run([m.values, d.values, m2.values])
+        grads = sess.run(tf.gradients(loss, [v, y, z]))
+    _assert_same(values, [np.array([2., -4., 24.]), np.array([0.5, -0.25, 0.75]), np.array([3., -6., 9.])], "values")
+    _assert_same(grads, [np.array([2.5, 4.25, 24.75]), np.array([[-3.], [0.], [9.]]),
+                         np.array([-0.25, -0.5625, 0.0625])], "grads")
