@@ -18,7 +18,7 @@ import numpy as np
 
 import dflow as tf  # the public ops, used by gradient rules
 from dflow._api import tf_export
-from dflow.framework import dtypes
+from dflow.framework import dtypes, errors
 from dflow.framework.composite import SparseTensor, SparseTensorValue
 from dflow.framework.graph import name_scope
 from dflow.framework.tensor_shape import TensorShape
@@ -156,6 +156,7 @@ def sparse_add(a, b, threshold=None, thresh=None):
         raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
     if sparse_a and sparse_b:
         a, b = as_sparse(a, "a"), as_sparse(b, "b")
+        a.shape.merge_with(b.shape)  # a static mismatch is TF1's graph-time ValueError
         with name_scope(None, "SparseAdd", [a.indices, a.values, b.indices, b.values, threshold]) as scope:
             t = convert_to_tensor(threshold, dtype=a.values.dtype.real_dtype, name="threshold")
             op = apply_op("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape, t],
@@ -281,8 +282,8 @@ def _reduced_static(op) -> TensorShape:
         return TensorShape(None)
     try:
         red = _axes(axes_v, rank)
-    except Exception as e:  # noqa: BLE001 - reported as TF1 reports it, at graph time
-        raise ValueError(str(getattr(e, "message", e))) from None
+    except errors.InvalidArgumentError:
+        return TensorShape(None)  # TF1 reports a bad axis when the op runs
     dims = [None] * rank if shape_v is None else [int(d) for d in np.asarray(shape_v).reshape(-1)]
     if keep:
         return TensorShape([1 if d in red else dims[d] for d in range(rank)])

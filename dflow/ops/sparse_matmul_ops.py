@@ -30,8 +30,14 @@ def _spmm_infer(op):
     known = constant_value(shape)
     if b.shape.ndims is not None and b.shape.ndims != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {b.shape.ndims}")
-    rows = None if known is None else int(np.asarray(known).reshape(-1)[0 if not adj_a else 1])
-    cols = None if b.shape.ndims is None else b.shape.as_list()[0 if adj_b else 1]
+    dims = None if known is None else [int(d) for d in np.asarray(known).reshape(-1)]
+    rows = None if dims is None or len(dims) != 2 else dims[1 if adj_a else 0]
+    inner = None if dims is None or len(dims) != 2 else dims[0 if adj_a else 1]
+    b_dims = None if b.shape.ndims is None else b.shape.as_list()
+    cols = None if b_dims is None else b_dims[0 if adj_b else 1]
+    b_inner = None if b_dims is None else b_dims[1 if adj_b else 0]
+    if inner is not None and b_inner is not None and inner != b_inner:
+        raise ValueError(f"Dimensions must be equal, but are {inner} and {b_inner}")
     return [(values.dtype, TensorShape([rows, cols]))]
 
 

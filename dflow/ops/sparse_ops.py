@@ -499,7 +499,8 @@ def _split_kernel(split_dim, indices, values, shape, num_split):
                        f"{int(host(split_dim))}")
     size = int(shape[dim])
     if num_split < 1 or num_split > size:
-        raise _invalid(f"Input num_split should be between 1 and {size}, got {num_split}")
+        raise _invalid(f"Input num_split should be between 1 and the splitting dimension size ({size}), got "
+                       f"{num_split}")
     base, extra = divmod(size, num_split)
     sizes = [base + 1 if i < extra else base for i in range(num_split)]
     starts = np.cumsum([0] + sizes)

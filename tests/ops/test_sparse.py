@@ -264,13 +264,22 @@ def test_bad_input_raises_tf_errors():
         with pytest.raises(tf.errors.InvalidArgumentError, match="out of bounds"):
             sess.run(tf.sparse_to_dense([[0, 5]], [2, 2], 1.))
         a = tf.SparseTensor([[0, 0]], [1.], [2, 2])
+        shape = tf.placeholder(tf.int64, [2])
+        unknown = tf.SparseTensor([[0, 0]], [1.], shape)
         with pytest.raises(tf.errors.InvalidArgumentError, match="shapes do not match"):
-            sess.run(tf.sparse.add(a, tf.SparseTensor([[0, 0]], [1.], [3, 2])).values)
-        with pytest.raises(tf.errors.InvalidArgumentError, match="inner dimension"):
-            sess.run(tf.sparse.sparse_dense_matmul(a, tf.zeros([3, 1])))
+            sess.run(tf.sparse.add(a, unknown).values, {shape: [3, 2]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="inner dimension does not match: 2 vs. 3"):
+            sess.run(tf.sparse.sparse_dense_matmul(unknown, tf.zeros([3, 1])), {shape: [2, 2]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid reduction dimension 3"):
+            sess.run(tf.sparse.reduce_sum(a, 3))
         with pytest.raises(tf.errors.InvalidArgumentError, match="non-negative"):
             sess.run(tf.sparse.bincount([-1, 2]).values)
     with tf.Graph().as_default():
+        a = tf.SparseTensor([[0, 0]], [1.], [2, 2])
+        with pytest.raises(ValueError, match="are not compatible"):
+            tf.sparse.add(a, tf.SparseTensor([[0, 0]], [1.], [3, 2]))
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+            tf.sparse.sparse_dense_matmul(a, tf.zeros([3, 1]))
         with pytest.raises(ValueError, match="Cannot reshape"):
             tf.sparse.reshape(tf.SparseTensor([[0, 0]], [1.], [2, 3]), [4, 2])
         with pytest.raises(TypeError):
