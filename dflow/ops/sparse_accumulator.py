@@ -7,9 +7,10 @@ applied gradient is merged into the running sum by a two-pointer walk of the
 two index lists (rows with equal indices add up; the lists are expected in
 ascending order, otherwise the merged order is TF1's too), each row keeps a
 count of the gradients that had it, and ``MEAN`` divides every row by its own
-count. ``take_grad`` returns ``(indices, values, shape)``, the shape being
-the accumulator's (or the gradients' ``grad_shape``) with -1 for unknown
-dimensions.
+count. The accumulator's shape constrains a prefix of the gradients' (TF1's
+``SyncReplicasOptimizer`` makes one of shape ``()``); ``take_grad`` returns
+``(indices, values, shape)``, the shape being the values' with the
+accumulator's known dimensions, and -1 for an unknown first one.
 """
 
 from __future__ import annotations
@@ -66,31 +67,32 @@ class SparseAccumulatorState(AccumulatorState):
                 self._cond.notify_all()
 
     def _check_grad(self, indices, values, shape) -> None:
+        """TF1's checks: the accumulator's shape is a prefix of the gradient's (dims it knows match)."""
         if values.ndim < 1 or values.shape[0] != indices.size:
             raise errors.InvalidArgumentError(
                 None, None, f"{self._what}: indices and values do not match: {indices.size} indices, values of "
                             f"shape {_dims(values.shape)}")
-        rows = TensorShape([None]).concatenate(TensorShape(values.shape[1:]))
-        want = self.shape
-        if shape is not None and np.size(shape):
-            given = TensorShape([None if d < 0 else int(d) for d in np.asarray(shape).reshape(-1)])
-            if not want.is_compatible_with(given):
+        if self.shape.ndims is not None:
+            if self.shape.ndims > values.ndim:
                 raise errors.InvalidArgumentError(
-                    None, None, f"{self._what}: Shape mismatch: expected {_dims(want)}, got {_dims(given)}")
-            want = want.merge_with(given) if want.ndims is not None else given
-        if not want.is_compatible_with(rows):
+                    None, None, f"{self._what}: Shape mismatch: expected values rank at least {self.shape.ndims}, "
+                                f"got {values.ndim}")
+            for d, (want, got) in enumerate(zip(self.shape.as_list(), values.shape)):
+                if d > 0 and want is not None and want != got:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"{self._what}: Shape mismatch: expected values dim {d} to be {want}, got {got}")
+            rows_max = self.shape.as_list()[0] if self.shape.ndims else None
+            if rows_max is not None and indices.size and (indices.min() < 0 or indices.max() >= rows_max):
+                raise errors.InvalidArgumentError(
+                    None, None, f"{self._what}: index out of range [0, {rows_max}): {indices.tolist()}")
+        if shape is not None and np.size(shape) and np.size(shape) != values.ndim:
             raise errors.InvalidArgumentError(
-                None, None, f"{self._what}: Shape mismatch: expected {_dims(want)}, got values of shape "
-                            f"{_dims(values.shape)}")
+                None, None, f"{self._what}: Shape mismatch: grad_shape {np.asarray(shape).tolist()} does not have "
+                            f"the rank of values {_dims(values.shape)}")
         if self._count > 0 and self._sum[1].shape[1:] != values.shape[1:]:
             raise errors.InvalidArgumentError(
                 None, None, f"{self._what}: Shape mismatch: expected rows of {_dims(self._sum[1].shape[1:])}, got "
                             f"{_dims(values.shape[1:])}")
-        if indices.size and self.shape.ndims and self.shape.as_list()[0] is not None:
-            rows_max = self.shape.as_list()[0]
-            if indices.min() < 0 or indices.max() >= rows_max:
-                raise errors.InvalidArgumentError(
-                    None, None, f"{self._what}: index out of range [0, {rows_max}): {indices.tolist()}")
 
     def _flush(self) -> bool:
         if not self._takes or self._count < self._takes[0].num_required:
@@ -100,10 +102,10 @@ class SparseAccumulatorState(AccumulatorState):
         if self.reduction_type == "MEAN":
             scale = counts.reshape((-1,) + (1,) * (values.ndim - 1)).astype(self._np_dtype)
             values = (values / scale).astype(self._np_dtype)
-        if self.shape.ndims is None:
-            shape = [-1] + list(values.shape[1:])
-        else:
-            shape = [-1 if d is None else d for d in self.shape.as_list()]
+        shape = [-1] + list(values.shape[1:])
+        for d, known in enumerate(self.shape.as_list() if self.shape.ndims else []):
+            if known is not None:
+                shape[d] = known
         take.result = (indices, values, np.array(shape, np.int64))
         self._sum = None
         self._count = 0
@@ -209,8 +211,8 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
     def apply_grad(self, grad_indices, grad_values, grad_shape=None, local_step=0, name=None):
         """An op that adds the gradient ``(grad_indices, grad_values[, grad_shape])`` unless stale."""
         values = convert_to_tensor(grad_values, dtype=self._dtype)
-        if self._shape.ndims is not None and values.shape.ndims is not None:
-            values.shape[1:].assert_is_compatible_with(self._shape[1:])
+        if self._shape.ndims and values.shape.ndims is not None and values.shape.ndims >= self._shape.ndims:
+            values.shape[1:self._shape.ndims].assert_is_compatible_with(self._shape[1:])
         indices = _as_int64(grad_indices)
         shape = _as_int64([] if grad_shape is None else grad_shape)
         return self._op("SparseAccumulatorApplyGradient", [_as_int64(local_step), indices, values, shape],
@@ -227,10 +229,7 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
         with name_scope(name, "SparseAccumulatorTakeGradient") as scope:
             n = convert_to_tensor(num_required, dtype=dtypes.int32, name="num_required")
             op = self._op("SparseAccumulatorTakeGradient", [n], {"dtype": self._dtype}, scope)
-        indices, values, shape = op.outputs
-        if self._shape.ndims is not None:
-            values.set_shape(TensorShape([None]).concatenate(self._shape[1:]))
-        return _TakeResult(indices, values, shape)
+        return _TakeResult(*op.outputs)
 
     def take_indexed_slices_grad(self, num_required, name=None):
         """``take_grad`` as an ``IndexedSlices``."""

@@ -174,3 +174,43 @@ def test_errors():
             tf.nn.embedding_lookup_sparse(tf.ones([2, 2]), [0], None)
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(tf.nn.embedding_lookup(tf.ones([2, 2]), [5]))
+
+
+def test_sync_replicas_aggregate_embedding_rows_with_a_sparse_accumulator():
+    """Two replicas, two steps, per-row means (TF1's SparseConditionalAccumulator); TF 2.15 figures."""
+    import threading
+
+    from tests.train.test_sync_replicas import start, stop
+
+    with tf.Graph().as_default():
+        gs = tf.train.get_or_create_global_step()
+        table = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 4, name="table")
+        ids = tf.placeholder(tf.int64, [None])
+        loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids) - 1.0))
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, total_num_replicas=2)
+        train = opt.minimize(loss, global_step=gs)
+        assert "SparseAccumulatorApplyGradient" in {op.type for op in tf.get_default_graph().get_operations()}
+        sess, coord, _ = start(opt, num_tokens=0)
+        barrier, errors = threading.Barrier(2), []
+        feeds = [[[0, 2], [2]], [[2, 3, 3], [1]]]
+
+        def replica(i):
+            try:
+                for step in range(2):
+                    sess.run(train, {ids: feeds[i][step]})
+                    barrier.wait(10)
+            except Exception as e:  # noqa: BLE001 - handed to the test
+                errors.append(e)
+                barrier.abort()
+
+        threads = [threading.Thread(target=replica, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert not errors
+        got, step = sess.run([table, gs])
+        stop(sess, coord)
+    assert step == 2
+    np.testing.assert_allclose(got, [[0.2, 0.4, 0.6], [0.8, 1.0, 1.2], [1.32, 1.48, 1.64], [1.75, 1.9, 2.05]],
+                               rtol=1e-6)

@@ -22,7 +22,6 @@ def test_mean_is_per_row_and_merge_order_is_tfs():
         apply_slices = acc.apply_indexed_slices_grad(tf.IndexedSlices(v, i, tf.constant([5, 2], tf.int64)))
         assert apply.type == apply_slices.type == "SparseAccumulatorApplyGradient"
         take = acc.take_grad(2)
-        assert take.values.shape.as_list() == [None, 2]
         sess.run(apply, {i: [3, 0], v: [[1, 2], [3, 4]]})
         sess.run(apply_slices, {i: [1, 3], v: [[10, 20], [30, 40]]})
         assert sess.run(acc.num_accumulated()) == 2
@@ -51,6 +50,17 @@ def test_sum_and_unknown_shapes():
         unknown = tf.SparseConditionalAccumulator(tf.float32)
         sess.run(unknown.apply_grad(i, v), {i: [3, 0], v: [[1, 2], [3, 4]]})
         assert sess.run(unknown.take_grad(1)).shape.tolist() == [-1, 2]
+        # the accumulator's shape is a prefix of the gradients' (TF1's figures)
+        scalar = tf.SparseConditionalAccumulator(tf.float32, shape=())
+        sess.run(scalar.apply_indexed_slices_grad(tf.IndexedSlices(v, i, tf.constant([5, 2], tf.int64))),
+                 {i: [3, 0], v: [[1, 2], [3, 4]]})
+        assert sess.run(scalar.take_indexed_slices_grad(1)).dense_shape.tolist() == [-1, 2]
+        rows = tf.SparseConditionalAccumulator(tf.float32, shape=[5])
+        sess.run(rows.apply_grad(i, v), {i: [3, 0], v: [[1, 2], [3, 4]]})
+        assert sess.run(rows.take_grad(1)).shape.tolist() == [5, 2]
+        deep = tf.SparseConditionalAccumulator(tf.float32, shape=[5, 2, 1])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="expected values rank at least 3, got 2"):
+            sess.run(deep.apply_grad(i, v), {i: [3, 0], v: [[1, 2], [3, 4]]})
 
 
 def test_bad_gradients_and_timeouts():
