@@ -214,3 +214,23 @@ def test_sync_replicas_aggregate_embedding_rows_with_a_sparse_accumulator():
     assert step == 2
     np.testing.assert_allclose(got, [[0.2, 0.4, 0.6], [0.8, 1.0, 1.2], [1.32, 1.48, 1.64], [1.75, 1.9, 2.05]],
                                rtol=1e-6)
+
+
+def test_lookups_inside_while_loop_and_cond_train_the_table():
+    """Inside control flow the table's gradient leaves the sub-graph dense; TF 2.15 figures."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        table = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2))
+
+        def body(i, acc):
+            return i + 1, acc + tf.reduce_sum(tf.nn.embedding_lookup(table, tf.reshape(i % 4, [1])))
+
+        _, total = tf.while_loop(lambda i, a: i < 3, body, [tf.constant(0), tf.constant(0.)])
+        picked = tf.cond(tf.constant(True), lambda: tf.reduce_sum(tf.nn.embedding_lookup(table, [1, 1])),
+                         lambda: tf.constant(0.))
+        (g_loop,), (g_cond,) = tf.gradients(total, [table]), tf.gradients(picked, [table])
+        train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(total + picked)
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(tf.convert_to_tensor(g_loop)).tolist() == [[1., 1.], [1., 1.], [1., 1.], [0., 0.]]
+        assert sess.run(tf.convert_to_tensor(g_cond)).tolist() == [[0., 0.], [2., 2.], [0., 0.], [0., 0.]]
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(table), [[-0.1, 0.9], [1.7, 2.7], [3.9, 4.9], [6., 7.]], rtol=1e-6)
