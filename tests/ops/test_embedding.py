@@ -234,3 +234,18 @@ def test_lookups_inside_while_loop_and_cond_train_the_table():
         assert sess.run(tf.convert_to_tensor(g_cond)).tolist() == [[0., 0.], [2., 2.], [0., 0.], [0., 0.]]
         sess.run(train)
         np.testing.assert_allclose(sess.run(table), [[-0.1, 0.9], [1.7, 2.7], [3.9, 4.9], [6., 7.]], rtol=1e-6)
+
+
+def test_a_user_optimizer_with_only_apply_dense_gets_the_densified_gradient():
+    class Halve(tf.train.GradientDescentOptimizer):
+        def _apply_dense(self, grad, var):
+            return tf.assign_sub(var, grad * 0.5).op
+
+        _apply_sparse_duplicate_indices = tf.train.Optimizer._apply_sparse_duplicate_indices
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        table = tf.Variable(np.ones((3, 1), np.float32))
+        train = Halve(1.0).minimize(tf.reduce_sum(tf.nn.embedding_lookup(table, [2, 2])))
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        assert sess.run(table).tolist() == [[1.], [1.], [0.]]
