@@ -249,3 +249,17 @@ def test_a_user_optimizer_with_only_apply_dense_gets_the_densified_gradient():
         sess.run(tf.global_variables_initializer())
         sess.run(train)
         assert sess.run(table).tolist() == [[1.], [1.], [0.]]
+
+
+def test_names_and_static_shapes_are_tfs():
+    with tf.Graph().as_default():
+        table = tf.constant([[1., 2.], [3., 4.]])
+        single = tf.nn.embedding_lookup(table, [1])
+        assert (single.name, single.op.inputs[0].op.name, single.op.inputs[0].op.type) == \
+            ("embedding_lookup/Identity:0", "embedding_lookup", "GatherV2")
+        parted = tf.nn.embedding_lookup([table, table], [[1, 2]])
+        assert (parted.name, parted.shape.as_list()) == ("embedding_lookup_1/Reshape_1:0", [1, 2, 2])
+        sp = tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [1, 1])
+        assert tf.nn.embedding_lookup_sparse(table, sp, None).name == "embedding_lookup_sparse:0"
+        safe = tf.nn.safe_embedding_lookup_sparse(table, sp)
+        assert (safe.name, safe.shape.as_list()) == ("embedding_lookup_2/Reshape_2:0", [1, 2])
