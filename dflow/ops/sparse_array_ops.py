@@ -64,7 +64,7 @@ def sparse_expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
     TensorShape([1, 3])
     """
     sp = as_sparse(sp_input)
-    with name_scope(name, "ExpandDims", [sp.indices, sp.values]):
+    with name_scope(name, "expand_dims", [sp.indices, sp.values]):
         axis = -1 if axis is None else axis
         rank = rank_of(sp.dense_shape)
         if isinstance(axis, (int, np.integer)) and rank is not None:
@@ -79,11 +79,7 @@ def sparse_expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
                                                   constant(1, dtypes.int64)]), dtype=dtypes.int64)
         indices = tf.concat([sp.indices[:, :ax], column, sp.indices[:, ax:]], axis=1)
         shape = tf.concat([sp.dense_shape[:ax], constant([1], dtypes.int64), sp.dense_shape[ax:]], 0)
-        out = SparseTensor(indices, sp.values, shape)
-        static = sp.shape
-        if static.ndims is not None and isinstance(ax, int):
-            out._static_shape = TensorShape(static.as_list()[:ax] + [1] + static.as_list()[ax:])
-        return out
+        return SparseTensor(indices, sp.values, shape)
 
 
 @tf_export("sparse.retain", "sparse_retain")
@@ -101,7 +97,7 @@ def sparse_retain(sp_input, to_retain) -> SparseTensor:
         raise ValueError(f"to_retain must be a vector, got shape {keep.shape}")
     keep.shape.merge_with(TensorShape([sp.values.shape[0] if sp.values.shape.ndims else None]))
     where = tf.reshape(tf.where(keep), [-1])
-    out = SparseTensor(tf.gather(sp.indices, where), tf.gather(sp.values, where), sp.dense_shape)
+    out = SparseTensor(tf.gather(sp.indices, where), tf.gather(sp.values, where), tf.identity(sp.dense_shape))
     out._static_shape = sp._static_shape
     return out
 
@@ -238,8 +234,8 @@ def sparse_mask(a, mask_indices, name=None) -> IndexedSlices:
     """
     if not isinstance(a, IndexedSlices):
         raise TypeError(f"sparse.mask expects an IndexedSlices, got {type(a).__name__}")
-    with name_scope(name, "sparse_mask", [a.values, a.indices]):
+    with name_scope(name, "sparse_mask", [a.values, a.indices]) as scope:
         indices = a.indices
         mask = convert_to_tensor(mask_indices, dtype=indices.dtype, name="mask_indices")
         out_indices, to_gather = tf.setdiff1d(indices, mask)
-        return IndexedSlices(tf.gather(a.values, to_gather), out_indices, a.dense_shape)
+        return IndexedSlices(tf.gather(a.values, to_gather, name=scope), out_indices, a.dense_shape)

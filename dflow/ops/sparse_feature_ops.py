@@ -1,6 +1,6 @@
 """Sparse features and sequences: ``tf.sparse.bincount`` (``DenseCountSparseOutput``,
 ``SparseCountSparseOutput``), ``tf.sparse.cross`` / ``cross_hashed`` (``SparseCrossV2``,
-``SparseCrossHashed``: TF1's string joins, and its FingerprintCat64 hashing) and
+``SparseCross``: TF1's string joins, and its FingerprintCat64 hashing) and
 ``tf.edit_distance`` (``EditDistance``). None is differentiable, as in TF1.
 """
 
@@ -88,8 +88,8 @@ def _count_infer(op):
     return [(dtypes.int64, TensorShape([None, rank])), (dt, TensorShape([None])), (dtypes.int64, TensorShape([rank]))]
 
 
-register("DenseCountSparseOutput", infer=_count_infer, kernel=_dense_count_kernel, gpu=False)
-register("SparseCountSparseOutput", infer=_count_infer, kernel=_sparse_count_kernel, gpu=False)
+register("DenseCountSparseOutput", infer=_count_infer, kernel=_dense_count_kernel, gpu=False, foldable=False)
+register("SparseCountSparseOutput", infer=_count_infer, kernel=_sparse_count_kernel, gpu=False, foldable=False)
 not_differentiable("DenseCountSparseOutput")
 not_differentiable("SparseCountSparseOutput")
 
@@ -201,10 +201,10 @@ def _cross_infer(out_dtype):
     return infer
 
 
-register("SparseCrossV2", infer=_cross_infer(dtypes.string), kernel=_cross_v2_kernel, gpu=False)
-register("SparseCrossHashed", infer=_cross_infer(dtypes.int64), kernel=_cross_hashed_kernel, gpu=False)
+register("SparseCrossV2", infer=_cross_infer(dtypes.string), kernel=_cross_v2_kernel, gpu=False, foldable=False)
+register("SparseCross", infer=_cross_infer(dtypes.int64), kernel=_cross_hashed_kernel, gpu=False, foldable=False)
 not_differentiable("SparseCrossV2")
-not_differentiable("SparseCrossHashed")
+not_differentiable("SparseCross")
 
 
 def _cross_inputs(inputs) -> tuple[list, int]:
@@ -252,8 +252,8 @@ def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> Spar
     tf.int64
     """
     flat, n = _cross_inputs(inputs)
-    with name_scope(name, "SparseCrossHashed", flat) as scope:
-        op = apply_op("SparseCrossHashed", flat, {"n_sparse": n, "num_buckets": int(num_buckets),
+    with name_scope(name, "SparseCross", flat) as scope:
+        op = apply_op("SparseCross", flat, {"n_sparse": n, "num_buckets": int(num_buckets),
                                                   "hash_key": int(DEFAULT_HASH_KEY if hash_key is None else hash_key)
                                                   & _M64}, name=scope)
     return SparseTensor(*op.outputs)
@@ -310,7 +310,7 @@ def _edit_kernel(hypothesis_indices, hypothesis_values, hypothesis_shape, truth_
     return out
 
 
-register("EditDistance", infer=_edit_infer, kernel=_edit_kernel, gpu=False)
+register("EditDistance", infer=_edit_infer, kernel=_edit_kernel, gpu=False, foldable=False)
 not_differentiable("EditDistance")
 
 

@@ -79,7 +79,7 @@ def _add_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thre
     return ind[first][keep], sums[keep], shape
 
 
-register("SparseAdd", infer=_add_infer, kernel=_add_kernel, gpu=False)
+register("SparseAdd", infer=_add_infer, kernel=_add_kernel, gpu=False, foldable=False)
 
 
 def _add_grad_kernel(backprop_val_grad, a_indices, b_indices, sum_indices):
@@ -94,7 +94,7 @@ def _add_grad_kernel(backprop_val_grad, a_indices, b_indices, sum_indices):
 
 register("SparseAddGrad", infer=lambda op: [(op._inputs[0].dtype, TensorShape([op._inputs[1].shape[0]])),
                                             (op._inputs[0].dtype, TensorShape([op._inputs[2].shape[0]]))],
-         kernel=_add_grad_kernel, gpu=False)
+         kernel=_add_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseAddGrad")
 
 
@@ -127,7 +127,7 @@ def _dense_add_kernel(a_indices, a_values, a_shape, b):
     return out
 
 
-register("SparseTensorDenseAdd", infer=_dense_add_infer, kernel=_dense_add_kernel, gpu=False)
+register("SparseTensorDenseAdd", infer=_dense_add_infer, kernel=_dense_add_kernel, gpu=False, foldable=False)
 
 
 @gradient("SparseTensorDenseAdd")
@@ -161,9 +161,10 @@ def sparse_add(a, b, threshold=None, thresh=None):
             t = convert_to_tensor(threshold, dtype=a.values.dtype.real_dtype, name="threshold")
             op = apply_op("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape, t],
                           name=scope)
-        out = SparseTensor(*op.outputs)
-        out._static_shape = a._static_shape
-        return out
+        static = a.shape.merge_with(b.shape)
+        # TF1 gives the result a constant dense shape when both static shapes are known.
+        return SparseTensor(op.outputs[0], op.outputs[1],
+                            static.as_list() if static.is_fully_defined() else op.outputs[2])
     if sparse_b:
         a, b = b, a
     a = as_sparse(a, "a")
@@ -194,7 +195,7 @@ def _minmax_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape, k
 def _minmax_api(kind: str, op_type: str):
     register(op_type, infer=lambda op: [(dtypes.int64, TensorShape([None, rank_of(op._inputs[2])])),
                                         (op._inputs[1].dtype, TensorShape([None]))],
-             kernel=functools.partial(_minmax_kernel, kind=kind), gpu=False)
+             kernel=functools.partial(_minmax_kernel, kind=kind), gpu=False, foldable=False)
 
     @gradient(op_type)
     def _grad(op, *grads):
@@ -312,13 +313,14 @@ def _reduce_sum_grad_kernel(indices, shape, reduction_axes, grad):
 
 
 register("SparseReduceSumGrad", infer=lambda op: [(op._inputs[3].dtype, TensorShape([op._inputs[0].shape[0]]))],
-         kernel=_reduce_sum_grad_kernel, gpu=False)
+         kernel=_reduce_sum_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseReduceSumGrad")
 
 for _type, _kind in (("SparseReduceSum", "sum"), ("SparseReduceMax", "max")):
-    register(_type, infer=_reduce_dense_infer, kernel=functools.partial(_reduce_dense_kernel, kind=_kind), gpu=False)
+    register(_type, infer=_reduce_dense_infer, kernel=functools.partial(_reduce_dense_kernel, kind=_kind), gpu=False,
+             foldable=False)
     register(_type + "Sparse", infer=_reduce_sparse_infer, kernel=functools.partial(_reduce_sparse_kernel, kind=_kind),
-             gpu=False)
+             gpu=False, foldable=False)
 not_differentiable("SparseReduceSumSparse")
 
 
@@ -410,9 +412,9 @@ def _softmax_grad_kernel(sp_indices, out_values, grad):
 
 
 register("SparseSoftmax", infer=lambda op: [(op._inputs[1].dtype, TensorShape([op._inputs[1].shape[0]]))],
-         kernel=_softmax_kernel, gpu=False)
+         kernel=_softmax_kernel, gpu=False, foldable=False)
 register("SparseSoftmaxGrad", infer=lambda op: [(op._inputs[2].dtype, op._inputs[2].shape)],
-         kernel=_softmax_grad_kernel, gpu=False)
+         kernel=_softmax_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseSoftmaxGrad")
 
 
@@ -434,8 +436,8 @@ def sparse_softmax(sp_input, name=None) -> SparseTensor:
     if not sp.dtype.is_floating:
         raise TypeError(f"Value passed to parameter 'sp_values' has DataType {sp.dtype.name} not in list of "
                         f"allowed values: float16, float32, float64")
-    with name_scope(name, "SparseSoftmax", [sp.indices, sp.values]) as scope:
-        out = apply_op("SparseSoftmax", [sp.indices, sp.values, sp.dense_shape], name=scope).outputs[0]
+    with name_scope(name, "SparseSoftmax", [sp.indices, sp.values]):
+        out = apply_op("SparseSoftmax", [sp.indices, sp.values, sp.dense_shape]).outputs[0]
     st = SparseTensor(sp.indices, out, sp.dense_shape)
     st._static_shape = sp._static_shape
     return st
@@ -478,13 +480,13 @@ def _cwise_grad_kernel(x_indices, x_values, x_shape, y, grad, kind):
 
 register("SparseDenseCwiseGrad", infer=lambda op: [(op._inputs[1].dtype, op._inputs[1].shape),
                                                    (op._inputs[3].dtype, op._inputs[3].shape)],
-         kernel=_cwise_grad_kernel, gpu=False)
+         kernel=_cwise_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseDenseCwiseGrad")
 
 
 def _cwise_api(kind: str, op_type: str):
     register(op_type, infer=lambda op: [(op._inputs[1].dtype, TensorShape([op._inputs[1].shape[0]]))],
-             kernel=functools.partial(_cwise_kernel, kind=kind), gpu=False)
+             kernel=functools.partial(_cwise_kernel, kind=kind), gpu=False, foldable=False)
 
     @gradient(op_type)
     def _grad(op, grad):

@@ -66,7 +66,7 @@ def _spmm_kernel(a_indices, a_values, a_shape, b, adjoint_a, adjoint_b):
     return out
 
 
-register("SparseTensorDenseMatMul", infer=_spmm_infer, kernel=_spmm_kernel, gpu=False)
+register("SparseTensorDenseMatMul", infer=_spmm_infer, kernel=_spmm_kernel, gpu=False, foldable=False)
 
 
 @gradient("SparseTensorDenseMatMul")
@@ -99,10 +99,10 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
         return tf.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a=not adjoint_b, adjoint_b=not adjoint_a,
                                                        name=name))
     sp = as_sparse(sp_a, "sp_a")
-    with name_scope(name, "SparseTensorDenseMatMul", [sp.indices, sp.values, b]) as scope:
+    with name_scope(name, "SparseTensorDenseMatMul", [sp.indices, sp.values, b]):
         b = convert_to_tensor(b, dtype=sp.dtype, name="b")
         return apply_op("SparseTensorDenseMatMul", [sp.indices, sp.values, sp.dense_shape, b],
-                        {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)}, name=scope).outputs[0]
+                        {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)}).outputs[0]
 
 
 # -- SparseMatMul: a dense matmul with sparsity hints ---------------------------------------------------
@@ -132,7 +132,7 @@ def _sparse_matmul_kernel(a, b, transpose_a, transpose_b, a_is_sparse, b_is_spar
     return (x.astype(np.float32) @ y.astype(np.float32)).astype(np.float32)
 
 
-register("SparseMatMul", infer=_sparse_matmul_infer, kernel=_sparse_matmul_kernel, gpu=False)
+register("SparseMatMul", infer=_sparse_matmul_infer, kernel=_sparse_matmul_kernel, gpu=False, foldable=False)
 
 
 @gradient("SparseMatMul")

@@ -158,7 +158,7 @@ def _to_dense_kernel(indices, output_shape, values, default_value, validate_indi
     return out
 
 
-register("SparseToDense", infer=_to_dense_infer, kernel=_to_dense_kernel, gpu=False)
+register("SparseToDense", infer=_to_dense_infer, kernel=_to_dense_kernel, gpu=False, foldable=False)
 
 
 @gradient("SparseToDense")
@@ -226,7 +226,7 @@ def _reorder_kernel(indices, values, dense_shape):
 
 
 register("SparseReorder", infer=lambda op: sparse_components_infer(2, 1)(op)[:2], kernel=_reorder_kernel,
-         gpu=False)
+         gpu=False, foldable=False)
 
 
 def _reorder_grad_kernel(indices, grad):
@@ -236,7 +236,7 @@ def _reorder_grad_kernel(indices, grad):
 
 
 register("SparseReorderGrad", infer=lambda op: [(op._inputs[1].dtype, TensorShape([None]))],
-         kernel=_reorder_grad_kernel, gpu=False)
+         kernel=_reorder_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseReorderGrad")
 
 
@@ -313,7 +313,7 @@ def _reshape_kernel(input_indices, input_shape, new_shape):
     return out.astype(np.int64), out_shape
 
 
-register("SparseReshape", infer=_reshape_infer, kernel=_reshape_kernel, gpu=False)
+register("SparseReshape", infer=_reshape_infer, kernel=_reshape_kernel, gpu=False, foldable=False)
 
 
 @tf_export("sparse.reshape", "sparse_reshape")
@@ -335,8 +335,8 @@ def sparse_reshape(sp_input, shape, name=None) -> SparseTensor:
             except Exception as e:  # noqa: BLE001 - the kernel's error becomes TF1's graph-time ValueError
                 raise ValueError(f"Cannot reshape a tensor with {in_shape.num_elements()} elements to shape "
                                  f"{np.asarray(known).reshape(-1).tolist()}: {e.message}") from None
-            return SparseTensor(op.outputs[0], sp.values, constant(full, dtypes.int64, name="Shape"))
-    return SparseTensor(op.outputs[0], sp.values, op.outputs[1])
+            return SparseTensor(op.outputs[0], tf.identity(sp.values), constant(full, dtypes.int64))
+        return SparseTensor(op.outputs[0], tf.identity(sp.values), op.outputs[1])
 
 
 # -- SparseSlice --------------------------------------------------------------------------------------
@@ -353,7 +353,7 @@ def _slice_kernel(indices, values, shape, start, size):
     return (indices[keep] - start).astype(np.int64), values[keep], out_shape.astype(np.int64)
 
 
-register("SparseSlice", infer=sparse_components_infer(2, 1), kernel=_slice_kernel, gpu=False)
+register("SparseSlice", infer=sparse_components_infer(2, 1), kernel=_slice_kernel, gpu=False, foldable=False)
 
 
 def _slice_grad_kernel(backprop_val_grad, input_indices, input_start, output_indices):
@@ -365,7 +365,7 @@ def _slice_grad_kernel(backprop_val_grad, input_indices, input_start, output_ind
 
 
 register("SparseSliceGrad", infer=lambda op: [(op._inputs[0].dtype, TensorShape([op._inputs[1].shape[0]]))],
-         kernel=_slice_grad_kernel, gpu=False)
+         kernel=_slice_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseSliceGrad")
 
 
@@ -434,7 +434,7 @@ def _concat_kernel(*arrays, concat_dim, N):  # noqa: N803 - TF1's attr name
     return out_ind[order], out_val[order], out_shape
 
 
-register("SparseConcat", infer=_concat_infer, kernel=_concat_kernel, gpu=False)
+register("SparseConcat", infer=_concat_infer, kernel=_concat_kernel, gpu=False, foldable=False)
 not_differentiable("SparseConcat")
 
 
@@ -477,6 +477,11 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
                 shapes.append(tf.concat(parts, 0))
         inputs = [s.indices for s in sps] + [s.values for s in sps] + shapes
         op = apply_op("SparseConcat", inputs, {"concat_dim": axis, "N": len(sps)}, name=scope)
+    known = [constant_value(t) for t in shapes]
+    if all(k is not None for k in known):  # TF1 makes the dense shape a constant then
+        out_shape = np.asarray(known[0]).reshape(-1).copy()
+        out_shape[axis] = sum(int(np.asarray(k).reshape(-1)[axis]) for k in known)
+        return SparseTensor(op.outputs[0], op.outputs[1], constant(out_shape, dtypes.int64))
     return SparseTensor(*op.outputs)
 
 
@@ -519,7 +524,7 @@ def _split_kernel(split_dim, indices, values, shape, num_split):
     return tuple(out_i + out_v + out_s)
 
 
-register("SparseSplit", infer=_split_infer, kernel=_split_kernel, gpu=False)
+register("SparseSplit", infer=_split_infer, kernel=_split_kernel, gpu=False, foldable=False)
 
 
 @tf_export("sparse.split", "sparse_split")
@@ -561,8 +566,10 @@ def _fill_infer(op):
     if default.shape.ndims not in (None, 0):
         raise ValueError(f"default_value must be a scalar, got shape {default.shape}")
     rank = rank_of(shape)
+    known = constant_value(shape)
+    rows = None if known is None or np.size(known) == 0 else int(np.asarray(known).reshape(-1)[0])
     return [(dtypes.int64, TensorShape([None, rank])), (values.dtype, TensorShape([None])),
-            (dtypes.bool, TensorShape([None])), (dtypes.int64, TensorShape([indices.shape[0]]))]
+            (dtypes.bool, TensorShape([rows])), (dtypes.int64, TensorShape([indices.shape[0]]))]
 
 
 def _fill_kernel(indices, values, dense_shape, default_value):
@@ -593,7 +600,7 @@ def _fill_kernel(indices, values, dense_shape, default_value):
     return out_ind, out_val, empty, reverse.astype(np.int64)
 
 
-register("SparseFillEmptyRows", infer=_fill_infer, kernel=_fill_kernel, gpu=False)
+register("SparseFillEmptyRows", infer=_fill_infer, kernel=_fill_kernel, gpu=False, foldable=False)
 
 
 def _fill_grad_kernel(reverse_index_map, grad_values):
@@ -603,7 +610,7 @@ def _fill_grad_kernel(reverse_index_map, grad_values):
 
 register("SparseFillEmptyRowsGrad", infer=lambda op: [(op._inputs[1].dtype, TensorShape([op._inputs[0].shape[0]])),
                                                       (op._inputs[1].dtype, TensorShape([]))],
-         kernel=_fill_grad_kernel, gpu=False)
+         kernel=_fill_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseFillEmptyRowsGrad")
 
 
@@ -624,9 +631,9 @@ def sparse_fill_empty_rows(sp_input, default_value, name=None):
     [True, False, True]
     """
     sp = as_sparse(sp_input)
-    with name_scope(name, "SparseFillEmptyRows", [sp.indices, sp.values]) as scope:
+    with name_scope(name, "SparseFillEmptyRows", [sp.indices, sp.values]):
         default = convert_to_tensor(default_value, dtype=sp.dtype, name="default_value")
-        op = apply_op("SparseFillEmptyRows", [sp.indices, sp.values, sp.dense_shape, default], name=scope)
+        op = apply_op("SparseFillEmptyRows", [sp.indices, sp.values, sp.dense_shape, default])
     out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
     out._static_shape = sp._static_shape
     return out, op.outputs[2]
