@@ -313,3 +313,22 @@ def test_sparse_times_and_over_dense_match_tf():
     _assert_same(values, [np.array([2., -4., 24.]), np.array([0.5, -0.25, 0.75]), np.array([3., -6., 9.])], "values")
     _assert_same(grads, [np.array([2.5, 4.25, 24.75]), np.array([[-3.], [0.], [9.]]),
                          np.array([-0.25, -0.5625, 0.0625])], "grads")
+
+
+def test_names_follow_tf():
+    """Tensor names TF 2.15 gives the same graphs (/tmp/ref/sparse/names.py)."""
+    with tf.Graph().as_default():
+        c = cases(tf)
+        filled, empty = c["fill_empty_rows"]()
+        assert (filled.indices.name, empty.name, empty.shape.as_list()) == (
+            "SparseFillEmptyRows/SparseFillEmptyRows:0", "SparseFillEmptyRows/SparseFillEmptyRows:2", [5])
+        assert c["softmax"]().values.name == "SparseSoftmax/SparseSoftmax:0"
+        assert c["matmul"]().name == "SparseTensorDenseMatMul/SparseTensorDenseMatMul:0"
+        assert c["cross_hashed"]().values.name == "SparseCross:1"
+        assert c["mask"]().values.name == "sparse_mask:0"
+        r = c["reshape"]()
+        assert (r.values.name, r.dense_shape.op.type) == ("SparseReshape/Identity:0", "Const")
+        cat = c["concat1"]()
+        assert (cat.dense_shape.op.type, cat.shape.as_list()) == ("Const", [3, 5])
+        s = c["split"]()[0]
+        assert s.values.name == "SparseSplit:2" and s.shape.as_list() == [None, None]
