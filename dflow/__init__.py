@@ -63,10 +63,14 @@ from dflow.ops import partition_ops as _partition_ops  # noqa: F401 - tf.dynamic
 from dflow.ops import scatter_ops as _scatter_ops  # noqa: F401 - tf.tensor_scatter_nd_*, tf.scatter_nd_*, tf.scatter_div/min/max
 from dflow.ops import segment_ops as _segment_ops  # noqa: F401 - tf.segment_*, tf.unsorted_segment_*, tf.sparse.segment_*
 from dflow.ops import sparse_ops as _sparse_ops  # noqa: F401 - tf.sparse.* (build, convert, rearrange)
-from dflow.ops import sparse_math_ops as _sparse_math_ops  # noqa: F401 - tf.sparse.add/reduce_*/matmul/..., tf.edit_distance
+from dflow.ops import sparse_array_ops as _sparse_array_ops  # noqa: F401 - tf.sparse.from_dense/transpose/retain/...
+from dflow.ops import sparse_math_ops as _sparse_math_ops  # noqa: F401 - tf.sparse.add/maximum/reduce_*/softmax
+from dflow.ops import sparse_matmul_ops as _sparse_matmul_ops  # noqa: F401 - tf.sparse.sparse_dense_matmul, tf.sparse_matmul
+from dflow.ops import sparse_feature_ops as _sparse_feature_ops  # noqa: F401 - tf.sparse.bincount/cross, tf.edit_distance
 from dflow.ops import embedding_ops as _embedding_ops  # noqa: F401 - tf.nn.embedding_lookup(_sparse), safe_embedding_lookup_sparse
 from dflow.ops import candidate_sampling_ops as _candidate_sampling_ops  # noqa: F401 - tf.nn.*_candidate_sampler, compute_accidental_hits
 from dflow.ops import sampled_losses as _sampled_losses  # noqa: F401 - tf.nn.nce_loss, tf.nn.sampled_softmax_loss
+from dflow.ops import sparse_accumulator as _sparse_accumulator  # noqa: F401 - tf.SparseConditionalAccumulator
 from dflow.ops import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops import string_ops as _string_ops  # noqa: F401 - tf.strings.to_hash_bucket*, tf.fingerprint
 from dflow.ops import string_text_ops as _string_text_ops  # noqa: F401 - tf.strings.join/substr/regex_*/format/...

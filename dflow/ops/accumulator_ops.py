@@ -26,8 +26,8 @@ gradients they return move to a GPU variable like any other tensor.
 ``DeadlineExceededError`` (saying how many of the needed gradients arrived)
 and leave the accumulator as it was.
 
-``tf.SparseConditionalAccumulator`` is not provided: dflow has no sparse
-gradients (``IndexedSlices``).
+``tf.SparseConditionalAccumulator`` (``dflow/ops/sparse_accumulator.py``) is
+the same resource with row gradients (``IndexedSlices``).
 """
 
 from __future__ import annotations
@@ -134,6 +134,23 @@ def _as_int64(value):
 # -- the public classes ---------------------------------------------------------------------------
 
 
+def create_accumulator(op_type: str, dtype, shape, shared_name, name, reduction_type) -> tuple:
+    """``(dtype, shape, handle)`` of a new accumulator op of ``op_type`` (dense or sparse), on a CPU."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in _FLOAT_TYPES:
+        raise TypeError(f"{op_type} accumulates float16, float32 or float64 gradients (TF1 has no kernel for "
+                        f"others), got {dtype.name}")
+    if reduction_type not in REDUCTION_TYPES:
+        raise ValueError(f"Attr 'reduction_type' of '{op_type}' Op passed string {reduction_type!r} not in: "
+                         f"\"MEAN\", \"SUM\".")
+    shape = as_shape(shape) if shape is not None else unknown_shape()
+    with device("CPU"):
+        ref = apply_op(op_type, [], {"dtype": dtype, "shape": shape, "container": "",
+                                     "shared_name": shared_name or "", "reduction_type": reduction_type},
+                       name=name).outputs[0]
+    return dtype, shape, ref
+
+
 @tf_export("ConditionalAccumulatorBase")
 class ConditionalAccumulatorBase:
     """A conditional accumulator for aggregating gradients.
@@ -205,19 +222,8 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
 
     def __init__(self, dtype, shape=None, shared_name=None, name="conditional_accumulator",  # noqa: A002
                  reduction_type="MEAN"):
-        dtype = dtypes.as_dtype(dtype)
-        if dtype not in _FLOAT_TYPES:
-            raise TypeError(f"ConditionalAccumulator accumulates float16, float32 or float64 gradients (TF1 has "
-                            f"no kernel for others), got {dtype.name}")
-        if reduction_type not in REDUCTION_TYPES:
-            raise ValueError(f"Attr 'reduction_type' of 'ResourceConditionalAccumulator' Op passed string "
-                             f"{reduction_type!r} not in: \"MEAN\", \"SUM\".")
-        shape = as_shape(shape) if shape is not None else unknown_shape()
-        with device("CPU"):
-            ref = apply_op("ResourceConditionalAccumulator", [],
-                           {"dtype": dtype, "shape": shape, "container": "", "shared_name": shared_name or "",
-                            "reduction_type": reduction_type}, name=name).outputs[0]
-        super().__init__(dtype, shape, ref)
+        super().__init__(*create_accumulator("ResourceConditionalAccumulator", dtype, shape, shared_name, name,
+                                             reduction_type))
 
     def apply_grad(self, grad, local_step=0, name=None):
         """An op that adds ``grad`` unless it is stale (``local_step`` below the global step).

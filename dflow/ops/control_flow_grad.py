@@ -25,6 +25,7 @@ from dflow.framework.func_graph import FuncGraph
 from dflow.framework.graph import get_default_graph
 from dflow.ops import if_while_ops
 from dflow.ops._common import array_module
+from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.gradients_impl import _DIFFERENTIABLE, gradients
 from dflow.ops.registry import apply_op, gradient, register
 
@@ -39,7 +40,8 @@ def _gradient_graph(name: str, forward: FuncGraph, ys: list, xs: list, dy_specs:
     with graph.as_default():
         dys = [graph.add_arg(dtype, shape, name="dy") for dtype, shape in dy_specs]
         grads = gradients(ys, xs, grad_ys=dys, unconnected_gradients="zero")
-        graph.outputs = [graph.capture(g) for g in grads]
+        # A sparse gradient (IndexedSlices, from an embedding lookup in the body) leaves the sub-graph dense.
+        graph.outputs = [graph.capture(convert_to_tensor(g)) for g in grads]
     return graph, dys
 
 

@@ -24,7 +24,8 @@ from dflow.framework.graph import get_default_graph, name_scope
 from dflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from dflow.ops.constant_op import constant, convert_to_tensor
 from dflow.ops.registry import RegisterGradient
-from dflow.ops.sparse_ops import as_sparse, sparse_fill_empty_rows, sparse_reshape, sparse_retain
+from dflow.ops.sparse_array_ops import sparse_retain
+from dflow.ops.sparse_ops import as_sparse, sparse_fill_empty_rows, sparse_reshape
 
 _ROWS_GRADIENT = "EmbeddingGather"
 
@@ -250,8 +251,9 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         rank_dim = sparse_ids.dense_shape.shape[0] if sparse_ids.dense_shape.shape.ndims else None
         rank_dim = rank_dim.value if isinstance(rank_dim, Dimension) else rank_dim
         rank = tf.size(original_shape) if rank_dim is None else rank_dim
+        lead_size = tf.reshape(rank - 1, [1]) if rank_dim is None else [rank_dim - 1]
         sparse_ids = sparse_reshape(sparse_ids, tf.stack([
-            tf.reduce_prod(tf.slice(original_shape, [0], tf.reshape(rank - 1, [1]))),
+            tf.reduce_prod(tf.slice(original_shape, [0], lead_size)),
             tf.gather(original_shape, rank - 1)]))
         if sparse_weights is not None:
             sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values, sparse_ids.dense_shape)
@@ -267,8 +269,7 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         if default_id is None:
             is_row_empty = tf.tile(tf.reshape(is_row_empty, [-1, 1]), tf.stack([1, tf.shape(result)[1]]))
             result = tf.where(is_row_empty, tf.zeros_like(result), result, name=scope)
-        final = tf.reshape(result, tf.concat([tf.slice(tf.cast(original_shape, dtypes.int32), [0],
-                                                       tf.reshape(rank - 1, [1])),
+        final = tf.reshape(result, tf.concat([tf.slice(tf.cast(original_shape, dtypes.int32), [0], lead_size),
                                               tf.slice(tf.shape(result), [1], [-1])], 0))
         lead = unknown_shape() if rank_dim is None else TensorShape([None] * (rank_dim - 1))
         final.set_shape(lead.concatenate(result.shape[1:]))

@@ -6,13 +6,12 @@ those components as inputs and, when it returns a SparseTensor, outputs them:
 ``SparseReorder`` is ``(input_indices, input_values, input_shape) ->
 (output_indices, output_values)``, and ``tf.sparse.reorder`` wraps the
 outputs into a new ``SparseTensor``. Op types, input order and gradients are
-TF1's. Functions TF1 writes in Python (``from_dense``, ``transpose``,
-``retain``, ``eye`` ...) are built from ops the same way, so their values
-have gradients where TF1's do.
+TF1's.
 
 Most ops expect indices in row-major (lexicographic) order, as TF1's do;
 ``tf.sparse.reorder`` sorts. Arithmetic, reductions, products and the
-crosses live in ``sparse_math_ops``.
+crosses live in ``sparse_math_ops``; the functions TF1 writes in Python
+(``from_dense``, ``transpose``, ``retain`` ...) in ``sparse_array_ops``.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import numpy as np
 import dflow as tf  # the public ops, used by the functions TF1 writes in Python
 from dflow._api import tf_export
 from dflow.framework import dtypes
-from dflow.framework.composite import IndexedSlices, SparseTensor, SparseTensorValue, _as_int64
+from dflow.framework.composite import SparseTensor, SparseTensorValue, _as_int64
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument as _invalid
@@ -87,25 +86,25 @@ def match_rows(query, table):
     return lookup[inv[table.shape[0]:]]
 
 
-def _host_shape(shape) -> np.ndarray:
+def host_shape(shape) -> np.ndarray:
     return np.asarray(host(shape), np.int64).reshape(-1)
 
 
-def _index_str(row) -> str:
+def index_str(row) -> str:
     return "[" + ",".join(str(int(v)) for v in row) + "]"
 
 
 def check_indices(indices, shape, what: str = "indices") -> None:
     """TF1's ``SparseTensor::IndicesValid``: in bounds, ordered, not repeated."""
-    shape = _host_shape(shape)
+    shape = host_shape(shape)
     idx = np.asarray(host(indices))
     if idx.shape[0] == 0:
         return
     out = np.flatnonzero(np.any((idx < 0) | (idx >= shape), axis=1))
     if out.size:
         i = int(out[0])
-        raise _invalid(f"{what}[{i}] = {_index_str(idx[i])} is out of bounds: need 0 <= index < "
-                       f"{_index_str(shape)}")
+        raise _invalid(f"{what}[{i}] = {index_str(idx[i])} is out of bounds: need 0 <= index < "
+                       f"{index_str(shape)}")
     if idx.shape[0] < 2:
         return
     diff = idx[1:] - idx[:-1]
@@ -116,8 +115,8 @@ def check_indices(indices, shape, what: str = "indices") -> None:
     if bad.size:
         i = int(bad[0]) + 1
         if sign[i - 1] == 0:
-            raise _invalid(f"{what}[{i}] = {_index_str(idx[i])} is repeated")
-        raise _invalid(f"{what}[{i}] = {_index_str(idx[i])} is out of order. Many sparse ops require sorted "
+            raise _invalid(f"{what}[{i}] = {index_str(idx[i])} is repeated")
+        raise _invalid(f"{what}[{i}] = {index_str(idx[i])} is out of order. Many sparse ops require sorted "
                        f"indices.\n    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n")
 
 
@@ -138,7 +137,7 @@ def _to_dense_infer(op):
 
 
 def _to_dense_kernel(indices, output_shape, values, default_value, validate_indices):
-    shape = _host_shape(output_shape)
+    shape = host_shape(output_shape)
     idx = np.asarray(host(indices)).astype(np.int64, copy=False)
     idx = idx.reshape(1, -1) if idx.ndim == 0 else idx.reshape(-1, 1) if idx.ndim == 1 else idx
     if idx.shape[1] != shape.size:
@@ -152,14 +151,14 @@ def _to_dense_kernel(indices, output_shape, values, default_value, validate_indi
     if validate_indices:
         check_indices(idx, shape, "indices")
     elif idx.size and np.any((idx < 0) | (idx >= shape)):
-        raise _invalid(f"Indices are not valid (out of bounds).  Shape: {_index_str(shape)}")
+        raise _invalid(f"Indices are not valid (out of bounds).  Shape: {index_str(shape)}")
     out = np.full(tuple(shape.tolist()), default_value, dtype=values.dtype)
     if idx.shape[0]:
         out[tuple(idx.T)] = values
     return out
 
 
-register("SparseToDense", infer=_to_dense_infer, kernel=_to_dense_kernel, gpu=False)
+register("SparseToDense", infer=_to_dense_infer, kernel=_to_dense_kernel, gpu=False, foldable=False)
 
 
 @gradient("SparseToDense")
@@ -218,16 +217,16 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
 
 
 def _reorder_kernel(indices, values, dense_shape):
-    if indices.shape[0] and np.any((indices < 0) | (indices >= _host_shape(dense_shape))):
-        bad = int(np.flatnonzero(np.any((indices < 0) | (indices >= _host_shape(dense_shape)), axis=1))[0])
-        raise _invalid(f"indices[{bad}] = {_index_str(indices[bad])} is out of bounds: need 0 <= index < "
-                       f"{_index_str(_host_shape(dense_shape))}")
+    if indices.shape[0] and np.any((indices < 0) | (indices >= host_shape(dense_shape))):
+        bad = int(np.flatnonzero(np.any((indices < 0) | (indices >= host_shape(dense_shape)), axis=1))[0])
+        raise _invalid(f"indices[{bad}] = {index_str(indices[bad])} is out of bounds: need 0 <= index < "
+                       f"{index_str(host_shape(dense_shape))}")
     order = lex_order(indices)
     return indices[order], values[order]
 
 
 register("SparseReorder", infer=lambda op: sparse_components_infer(2, 1)(op)[:2], kernel=_reorder_kernel,
-         gpu=False)
+         gpu=False, foldable=False)
 
 
 def _reorder_grad_kernel(indices, grad):
@@ -237,7 +236,7 @@ def _reorder_grad_kernel(indices, grad):
 
 
 register("SparseReorderGrad", infer=lambda op: [(op._inputs[1].dtype, TensorShape([None]))],
-         kernel=_reorder_grad_kernel, gpu=False)
+         kernel=_reorder_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseReorderGrad")
 
 
@@ -286,12 +285,12 @@ def _resolve_shape(in_shape, new_shape):
     if unknown.size:
         if known == 0 or dense % known:
             raise _invalid(f"Input to reshape is a SparseTensor with {dense} dense values, but the requested "
-                           f"shape requires a multiple of {known}. input_shape={_index_str(in_shape)} "
-                           f"output_shape={_index_str(new)}")
+                           f"shape requires a multiple of {known}. input_shape={index_str(in_shape)} "
+                           f"output_shape={index_str(new)}")
         new[unknown[0]] = dense // known
     elif known != dense:
         raise _invalid(f"Input to reshape is a tensor with {dense} dense values, but the requested shape has "
-                       f"{known}. input_shape={_index_str(in_shape)} output_shape={_index_str(new)}")
+                       f"{known}. input_shape={index_str(in_shape)} output_shape={index_str(new)}")
     return new
 
 
@@ -301,8 +300,8 @@ def _strides(shape):
 
 
 def _reshape_kernel(input_indices, input_shape, new_shape):
-    in_shape = _host_shape(input_shape)
-    out_shape = _resolve_shape(in_shape, _host_shape(new_shape))
+    in_shape = host_shape(input_shape)
+    out_shape = _resolve_shape(in_shape, host_shape(new_shape))
     if input_indices.shape[1] != in_shape.size:
         raise _invalid(f"Input tensor rank must match input shape length, {input_indices.shape[1]} vs "
                        f"{in_shape.size}")
@@ -314,7 +313,7 @@ def _reshape_kernel(input_indices, input_shape, new_shape):
     return out.astype(np.int64), out_shape
 
 
-register("SparseReshape", infer=_reshape_infer, kernel=_reshape_kernel, gpu=False)
+register("SparseReshape", infer=_reshape_infer, kernel=_reshape_kernel, gpu=False, foldable=False)
 
 
 @tf_export("sparse.reshape", "sparse_reshape")
@@ -336,15 +335,15 @@ def sparse_reshape(sp_input, shape, name=None) -> SparseTensor:
             except Exception as e:  # noqa: BLE001 - the kernel's error becomes TF1's graph-time ValueError
                 raise ValueError(f"Cannot reshape a tensor with {in_shape.num_elements()} elements to shape "
                                  f"{np.asarray(known).reshape(-1).tolist()}: {e.message}") from None
-            return SparseTensor(op.outputs[0], sp.values, constant(full, dtypes.int64, name="Shape"))
-    return SparseTensor(op.outputs[0], sp.values, op.outputs[1])
+            return SparseTensor(op.outputs[0], tf.identity(sp.values), constant(full, dtypes.int64))
+        return SparseTensor(op.outputs[0], tf.identity(sp.values), op.outputs[1])
 
 
 # -- SparseSlice --------------------------------------------------------------------------------------
 
 
 def _slice_kernel(indices, values, shape, start, size):
-    shape, start, size = _host_shape(shape), _host_shape(start), _host_shape(size)
+    shape, start, size = host_shape(shape), host_shape(start), host_shape(size)
     if not (shape.size == start.size == size.size):
         raise _invalid(f"Expected start and size of length {shape.size} (the input's rank), got {start.size} and "
                        f"{size.size}")
@@ -354,11 +353,11 @@ def _slice_kernel(indices, values, shape, start, size):
     return (indices[keep] - start).astype(np.int64), values[keep], out_shape.astype(np.int64)
 
 
-register("SparseSlice", infer=sparse_components_infer(2, 1), kernel=_slice_kernel, gpu=False)
+register("SparseSlice", infer=sparse_components_infer(2, 1), kernel=_slice_kernel, gpu=False, foldable=False)
 
 
 def _slice_grad_kernel(backprop_val_grad, input_indices, input_start, output_indices):
-    pos = match_rows(input_indices - _host_shape(input_start), output_indices)
+    pos = match_rows(input_indices - host_shape(input_start), output_indices)
     out = np.zeros(input_indices.shape[0], backprop_val_grad.dtype)
     hit = pos >= 0
     out[hit] = backprop_val_grad[pos[hit]]
@@ -366,7 +365,7 @@ def _slice_grad_kernel(backprop_val_grad, input_indices, input_start, output_ind
 
 
 register("SparseSliceGrad", infer=lambda op: [(op._inputs[0].dtype, TensorShape([op._inputs[1].shape[0]]))],
-         kernel=_slice_grad_kernel, gpu=False)
+         kernel=_slice_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseSliceGrad")
 
 
@@ -408,7 +407,7 @@ def _concat_infer(op):
 
 
 def _concat_kernel(*arrays, concat_dim, N):  # noqa: N803 - TF1's attr name
-    inds, vals, shapes = arrays[:N], arrays[N:2 * N], [_host_shape(s) for s in arrays[2 * N:]]
+    inds, vals, shapes = arrays[:N], arrays[N:2 * N], [host_shape(s) for s in arrays[2 * N:]]
     rank = shapes[0].size
     dim = concat_dim + rank if concat_dim < 0 else concat_dim
     if not 0 <= dim < rank:
@@ -435,7 +434,7 @@ def _concat_kernel(*arrays, concat_dim, N):  # noqa: N803 - TF1's attr name
     return out_ind[order], out_val[order], out_shape
 
 
-register("SparseConcat", infer=_concat_infer, kernel=_concat_kernel, gpu=False)
+register("SparseConcat", infer=_concat_infer, kernel=_concat_kernel, gpu=False, foldable=False)
 not_differentiable("SparseConcat")
 
 
@@ -478,6 +477,11 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
                 shapes.append(tf.concat(parts, 0))
         inputs = [s.indices for s in sps] + [s.values for s in sps] + shapes
         op = apply_op("SparseConcat", inputs, {"concat_dim": axis, "N": len(sps)}, name=scope)
+    known = [constant_value(t) for t in shapes]
+    if all(k is not None for k in known):  # TF1 makes the dense shape a constant then
+        out_shape = np.asarray(known[0]).reshape(-1).copy()
+        out_shape[axis] = sum(int(np.asarray(k).reshape(-1)[axis]) for k in known)
+        return SparseTensor(op.outputs[0], op.outputs[1], constant(out_shape, dtypes.int64))
     return SparseTensor(*op.outputs)
 
 
@@ -492,7 +496,7 @@ def _split_infer(op):
 
 
 def _split_kernel(split_dim, indices, values, shape, num_split):
-    shape = _host_shape(shape)
+    shape = host_shape(shape)
     dim = int(host(split_dim))
     dim = dim + shape.size if dim < 0 else dim
     if not 0 <= dim < shape.size:
@@ -500,7 +504,8 @@ def _split_kernel(split_dim, indices, values, shape, num_split):
                        f"{int(host(split_dim))}")
     size = int(shape[dim])
     if num_split < 1 or num_split > size:
-        raise _invalid(f"Input num_split should be between 1 and {size}, got {num_split}")
+        raise _invalid(f"Input num_split should be between 1 and the splitting dimension size ({size}), got "
+                       f"{num_split}")
     base, extra = divmod(size, num_split)
     sizes = [base + 1 if i < extra else base for i in range(num_split)]
     starts = np.cumsum([0] + sizes)
@@ -519,7 +524,7 @@ def _split_kernel(split_dim, indices, values, shape, num_split):
     return tuple(out_i + out_v + out_s)
 
 
-register("SparseSplit", infer=_split_infer, kernel=_split_kernel, gpu=False)
+register("SparseSplit", infer=_split_infer, kernel=_split_kernel, gpu=False, foldable=False)
 
 
 @tf_export("sparse.split", "sparse_split")
@@ -561,12 +566,14 @@ def _fill_infer(op):
     if default.shape.ndims not in (None, 0):
         raise ValueError(f"default_value must be a scalar, got shape {default.shape}")
     rank = rank_of(shape)
+    known = constant_value(shape)
+    rows = None if known is None or np.size(known) == 0 else int(np.asarray(known).reshape(-1)[0])
     return [(dtypes.int64, TensorShape([None, rank])), (values.dtype, TensorShape([None])),
-            (dtypes.bool, TensorShape([None])), (dtypes.int64, TensorShape([indices.shape[0]]))]
+            (dtypes.bool, TensorShape([rows])), (dtypes.int64, TensorShape([indices.shape[0]]))]
 
 
 def _fill_kernel(indices, values, dense_shape, default_value):
-    shape = _host_shape(dense_shape)
+    shape = host_shape(dense_shape)
     if shape.size == 0:
         raise _invalid("dense_shape must be at least rank 1 (have rows)")
     rows = int(shape[0])
@@ -593,7 +600,7 @@ def _fill_kernel(indices, values, dense_shape, default_value):
     return out_ind, out_val, empty, reverse.astype(np.int64)
 
 
-register("SparseFillEmptyRows", infer=_fill_infer, kernel=_fill_kernel, gpu=False)
+register("SparseFillEmptyRows", infer=_fill_infer, kernel=_fill_kernel, gpu=False, foldable=False)
 
 
 def _fill_grad_kernel(reverse_index_map, grad_values):
@@ -603,7 +610,7 @@ def _fill_grad_kernel(reverse_index_map, grad_values):
 
 register("SparseFillEmptyRowsGrad", infer=lambda op: [(op._inputs[1].dtype, TensorShape([op._inputs[0].shape[0]])),
                                                       (op._inputs[1].dtype, TensorShape([]))],
-         kernel=_fill_grad_kernel, gpu=False)
+         kernel=_fill_grad_kernel, gpu=False, foldable=False)
 not_differentiable("SparseFillEmptyRowsGrad")
 
 
@@ -624,238 +631,9 @@ def sparse_fill_empty_rows(sp_input, default_value, name=None):
     [True, False, True]
     """
     sp = as_sparse(sp_input)
-    with name_scope(name, "SparseFillEmptyRows", [sp.indices, sp.values]) as scope:
+    with name_scope(name, "SparseFillEmptyRows", [sp.indices, sp.values]):
         default = convert_to_tensor(default_value, dtype=sp.dtype, name="default_value")
-        op = apply_op("SparseFillEmptyRows", [sp.indices, sp.values, sp.dense_shape, default], name=scope)
+        op = apply_op("SparseFillEmptyRows", [sp.indices, sp.values, sp.dense_shape, default])
     out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
     out._static_shape = sp._static_shape
     return out, op.outputs[2]
-
-
-# -- functions TF1 writes in Python -------------------------------------------------------------------
-
-
-@tf_export("sparse.from_dense")
-def from_dense(tensor, name=None) -> SparseTensor:
-    """The SparseTensor of ``tensor``'s non-zero (non-empty) entries.
-
-    >>> import dflow as tf
-    >>> tf.Session().run(tf.sparse.from_dense([0, 3, 0]).indices).tolist()
-    [[1]]
-    """
-    with name_scope(name, "dense_to_sparse", [tensor]):
-        t = convert_to_tensor(tensor)
-        indices = tf.where(tf.not_equal(t, tf.zeros_like(t)))
-        values = tf.gather_nd(t, indices)
-        shape = tf.shape(t, out_type=dtypes.int64)
-        return SparseTensor(indices, values, shape)
-
-
-@tf_export("sparse.eye")
-def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None) -> SparseTensor:
-    """The ``[num_rows, num_columns]`` identity matrix as a SparseTensor.
-
-    >>> import dflow as tf
-    >>> tf.sparse.eye(3).shape
-    TensorShape([3, 3])
-    """
-    with name_scope(name, "eye", [num_rows, num_columns]):
-        rows = _as_int64(num_rows, "num_rows")
-        cols = rows if num_columns is None else _as_int64(num_columns, "num_columns")
-        diag = tf.minimum(rows, cols)
-        idx = tf.range(diag)
-        indices = tf.stack([idx, idx], axis=1)
-        values = tf.ones(tf.expand_dims(diag, 0), dtype=dtype)
-        return SparseTensor(indices, values, tf.stack([rows, cols]))
-
-
-@tf_export("sparse.expand_dims")
-def sparse_expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
-    """``sp_input`` with a new dimension of size 1 at ``axis`` (default -1: last).
-
-    >>> import dflow as tf
-    >>> tf.sparse.expand_dims(tf.SparseTensor([[1]], [1.0], [3]), 0).shape
-    TensorShape([1, 3])
-    """
-    sp = as_sparse(sp_input)
-    with name_scope(name, "ExpandDims", [sp.indices, sp.values]):
-        axis = -1 if axis is None else axis
-        rank = rank_of(sp.dense_shape)
-        if isinstance(axis, (int, np.integer)) and rank is not None:
-            if not -rank - 1 <= axis <= rank:
-                raise ValueError(f"axis {axis} is out of range for a SparseTensor of rank {rank}")
-            ax = int(axis) if axis >= 0 else int(axis) + rank + 1
-        else:
-            axis_t = _as_int64(axis, "axis")
-            r = tf.cast(tf.shape(sp.dense_shape)[0], dtypes.int64)
-            ax = tf.where(axis_t >= 0, axis_t, axis_t + r + 1)
-        column = tf.zeros(tf.stack([tf.shape(sp.indices, out_type=dtypes.int64)[0],
-                                                  constant(1, dtypes.int64)]), dtype=dtypes.int64)
-        indices = tf.concat([sp.indices[:, :ax], column, sp.indices[:, ax:]], axis=1)
-        shape = tf.concat([sp.dense_shape[:ax], constant([1], dtypes.int64), sp.dense_shape[ax:]], 0)
-        out = SparseTensor(indices, sp.values, shape)
-        static = sp.shape
-        if static.ndims is not None and isinstance(ax, int):
-            out._static_shape = TensorShape(static.as_list()[:ax] + [1] + static.as_list()[ax:])
-        return out
-
-
-@tf_export("sparse.retain", "sparse_retain")
-def sparse_retain(sp_input, to_retain) -> SparseTensor:
-    """The entries of ``sp_input`` where the bool vector ``to_retain`` is True (same dense shape).
-
-    >>> import dflow as tf
-    >>> st = tf.sparse.retain(tf.SparseTensor([[0], [2]], [1, 2], [3]), [False, True])
-    >>> tf.Session().run(st.values).tolist()
-    [2]
-    """
-    sp = as_sparse(sp_input)
-    keep = convert_to_tensor(to_retain, dtype=dtypes.bool)
-    if keep.shape.ndims not in (None, 1):
-        raise ValueError(f"to_retain must be a vector, got shape {keep.shape}")
-    keep.shape.merge_with(TensorShape([sp.values.shape[0] if sp.values.shape.ndims else None]))
-    where = tf.reshape(tf.where(keep), [-1])
-    out = SparseTensor(tf.gather(sp.indices, where), tf.gather(sp.values, where), sp.dense_shape)
-    out._static_shape = sp._static_shape
-    return out
-
-
-@tf_export("sparse.reset_shape", "sparse_reset_shape")
-def sparse_reset_shape(sp_input, new_shape=None) -> SparseTensor:
-    """``sp_input`` with dense shape ``new_shape`` (no smaller than the old one), or, by default, the
-    tightest shape that holds its indices.
-
-    >>> import dflow as tf
-    >>> st = tf.sparse.reset_shape(tf.SparseTensor([[1, 2]], [1], [5, 5]))
-    >>> tf.Session().run(st.dense_shape).tolist()
-    [2, 3]
-    """
-    sp = as_sparse(sp_input)
-    indices, values = sp.indices, sp.values
-    if new_shape is None:
-        shape = tf.reduce_max(indices, axis=0) + 1
-        return SparseTensor(indices, values, shape)
-    new = _as_int64(new_shape, "new_shape")
-    old_rank, new_rank = rank_of(sp.dense_shape), rank_of(new)
-    if new.shape.ndims not in (None, 1):
-        raise ValueError(f"new_shape must be a vector, got shape {new.shape}")
-    if old_rank is not None and new_rank is not None and old_rank != new_rank:
-        raise ValueError(f"new_shape has rank {new_rank}, but sp_input has rank {old_rank}")
-    const_new, old_static = constant_value(new), sp.shape
-    if const_new is not None and old_static.is_fully_defined():
-        if np.any(np.asarray(const_new) < np.array(old_static.as_list())):
-            raise ValueError("Requested new_shape should be >= the old shape, in every dimension: "
-                             f"{np.asarray(const_new).tolist()} vs {old_static.as_list()}")
-        return SparseTensor(indices, values, new)
-    check = tf.assert_equal(tf.shape(new), tf.shape(sp.dense_shape),
-                                   message="new_shape must have the rank of sp_input")
-    from dflow.framework.graph import control_dependencies
-
-    with control_dependencies([check]):
-        ok = tf.assert_less_equal(sp.dense_shape, new,
-                                         message="Requested new_shape should be >= the old shape")
-    with control_dependencies([ok]):
-        new = tf.identity(new)
-    return SparseTensor(indices, values, new)
-
-
-def sparse_merge_impl(sp_ids, sp_values, vocab_size, name=None, already_sorted=False) -> SparseTensor:
-    """TF1's ``sparse_merge`` without the deprecation: see ``sparse_merge``."""
-    if isinstance(vocab_size, (int, np.integer, Tensor)) or np.ndim(vocab_size) == 0:
-        sp_ids, vocab_size = [as_sparse(sp_ids, "sp_ids")], [vocab_size]
-    else:
-        sp_ids = [as_sparse(s, "sp_ids") for s in sp_ids]
-        if len(sp_ids) != len(vocab_size):
-            raise ValueError("sp_ids and vocab_size have to have equal lengths.")
-    sp_values = as_sparse(sp_values, "sp_values")
-    with name_scope(name, "SparseMerge", [s.indices for s in sp_ids] + [sp_values.values]):
-        ids = []
-        for s in sp_ids:
-            if s.dtype not in (dtypes.int32, dtypes.int64):
-                raise TypeError(f"sp_ids.values.dtype must be int32 or int64, got {s.dtype.name}")
-            ids.append(tf.cast(s.values, dtypes.int64) if s.dtype is dtypes.int32 else s.values)
-        preserved = sp_ids[0].indices[:, :-1]
-        new_indices = tf.concat([preserved] + [tf.expand_dims(i, 1) for i in ids], 1)
-        sizes = [tf.cast(_as_int64(v, "vocab_size"), dtypes.int64) for v in vocab_size]
-        new_shape = tf.concat([sp_ids[0].dense_shape[:-1], tf.stack(sizes)], 0)
-        result = SparseTensor(new_indices, sp_values.values, new_shape)
-        if already_sorted:
-            return result
-        ordered = sparse_reorder(result)
-        return SparseTensor(ordered.indices, ordered.values, new_shape)
-
-
-@tf_export("sparse.merge", "sparse_merge")
-def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False) -> SparseTensor:
-    """A SparseTensor whose last index is ``sp_ids``' value and whose values are ``sp_values``'
-    (deprecated in TF1; ``vocab_size`` is the new last dimension, a list for several ``sp_ids``).
-
-    >>> import dflow as tf
-    >>> ids = tf.SparseTensor([[0, 0], [0, 1]], [4, 1], [1, 2])
-    >>> tf.sparse.merge(ids, tf.SparseTensor([[0, 0], [0, 1]], [.5, .25], [1, 2]), 5).shape
-    TensorShape([None, None])
-    """
-    return sparse_merge_impl(sp_ids, sp_values, vocab_size, name, already_sorted)
-
-
-@tf_export("sparse.to_indicator", "sparse_to_indicator")
-def sparse_to_indicator(sp_input, vocab_size, name=None):
-    """A bool ``[..., vocab_size]`` tensor: True at the ids each row of ``sp_input`` holds.
-
-    >>> import dflow as tf
-    >>> ind = tf.sparse.to_indicator(tf.SparseTensor([[0, 0], [0, 1]], [3, 1], [1, 2]), 4)
-    >>> tf.Session().run(ind).tolist()
-    [[False, True, False, True]]
-    """
-    sp = as_sparse(sp_input)
-    with name_scope(name, "SparseToIndicator", [sp.indices, sp.values]) as scope:
-        n = tf.shape(sp.indices)[0]
-        flags = tf.fill(tf.expand_dims(n, 0), True)
-        merged = sparse_merge_impl(sp, SparseTensor(sp.indices, flags, sp.dense_shape), vocab_size)
-        return sparse_tensor_to_dense(merged, default_value=False, validate_indices=False, name=scope)
-
-
-@tf_export("sparse.transpose", "sparse_transpose")
-def sparse_transpose(sp_input, perm=None, name=None) -> SparseTensor:
-    """``sp_input`` with its dimensions permuted by ``perm`` (default: reversed), in row-major order.
-
-    >>> import dflow as tf
-    >>> tf.sparse.transpose(tf.SparseTensor([[0, 2]], [1], [2, 3])).shape
-    TensorShape([3, 2])
-    """
-    sp = as_sparse(sp_input)
-    with name_scope(name, "SparseTranspose", [sp.indices, sp.values]):
-        rank = rank_of(sp.dense_shape)
-        if perm is None:
-            if rank is not None:
-                perm = list(range(rank - 1, -1, -1))
-            else:
-                r = tf.shape(sp.dense_shape)[0]
-                perm = tf.range(r - 1, -1, -1)
-        indices = tf.transpose(tf.gather(tf.transpose(sp.indices), perm))
-        perm_value = constant_value(perm) if isinstance(perm, Tensor) else np.asarray(perm)
-        static = sp.shape
-        if perm_value is not None and static.is_fully_defined():
-            dims = static.as_list()
-            shape = constant([dims[int(p)] for p in np.asarray(perm_value).reshape(-1)], dtypes.int64)
-        else:
-            shape = tf.gather(sp.dense_shape, perm)
-        return sparse_reorder(SparseTensor(indices, sp.values, shape))
-
-
-@tf_export("sparse.mask", "sparse_mask")
-def sparse_mask(a, mask_indices, name=None) -> IndexedSlices:
-    """The IndexedSlices ``a`` without the rows listed in ``mask_indices``.
-
-    >>> import dflow as tf
-    >>> s = tf.IndexedSlices(tf.constant([[1.], [2.]]), tf.constant([3, 5]), tf.constant([6, 1]))
-    >>> tf.Session().run(tf.sparse.mask(s, [5]).indices).tolist()
-    [3]
-    """
-    if not isinstance(a, IndexedSlices):
-        raise TypeError(f"sparse.mask expects an IndexedSlices, got {type(a).__name__}")
-    with name_scope(name, "sparse_mask", [a.values, a.indices]):
-        indices = a.indices
-        mask = convert_to_tensor(mask_indices, dtype=indices.dtype, name="mask_indices")
-        out_indices, to_gather = tf.setdiff1d(indices, mask)
-        return IndexedSlices(tf.gather(a.values, to_gather), out_indices, a.dense_shape)

@@ -291,7 +291,10 @@ class Optimizer:
     def _apply_sparse(self, grad, var):
         """The update for an IndexedSlices gradient without repeated rows: the ``Sparse`` twin of
         the optimizer's apply op (only the rows in ``grad.indices`` change, as in TF1), or the
-        dense update on the densified gradient for optimizers TF1 updates densely (Adam)."""
+        dense update on the densified gradient for optimizers TF1 updates densely (Adam). A
+        subclass's own ``_apply_dense`` gets the densified gradient."""
+        if not type(self)._apply_dense.__module__.startswith("dflow."):
+            return self._apply_dense(convert_to_tensor(grad), var)
         with sparse_rows(grad):
             return self._apply_dense(grad.values, var)
 

@@ -60,11 +60,13 @@ from __future__ import annotations
 import logging
 
 from dflow._api import tf_export
+from dflow.framework.composite import IndexedSlices
 from dflow.framework.graph import GraphKeys, Tensor, colocate_with, control_dependencies, device, name_scope
 from dflow.ops.accumulator_ops import ConditionalAccumulator
 from dflow.ops.control_flow_ops import group, no_op
 from dflow.ops.creation_ops import fill
 from dflow.ops.data_flow_ops import FIFOQueue
+from dflow.ops.sparse_accumulator import SparseConditionalAccumulator
 from dflow.ops.variables import Variable, assign, global_variables, report_uninitialized_variables
 from dflow.train import session_run_hook
 from dflow.train.optimizer import Optimizer
@@ -160,6 +162,13 @@ class SyncReplicasOptimizer(Optimizer):
                 with device(var.device):
                     if grad is None:
                         aggregated_grad.append(None)  # passed through
+                        continue
+                    if isinstance(grad, IndexedSlices):  # an embedding table's rows: aggregated sparsely, as TF1
+                        grad_accum = SparseConditionalAccumulator(grad.dtype, shape=(),
+                                                                  shared_name=var.name + "/grad_accum")
+                        train_ops.append(grad_accum.apply_indexed_slices_grad(grad, local_step=self._local_step))
+                        aggregated_grad.append(grad_accum.take_indexed_slices_grad(self._replicas_to_aggregate))
+                        self._accumulator_list.append((grad_accum, var.device))
                         continue
                     if not isinstance(grad, Tensor):
                         raise ValueError("Unknown grad type!")

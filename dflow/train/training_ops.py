@@ -31,6 +31,7 @@ import numpy as np
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, colocate_with
 from dflow.framework.tensor_shape import TensorShape
+from dflow.ops._common import array_module
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.index_args import host
 from dflow.ops.registry import apply_op, not_differentiable, register
@@ -153,10 +154,12 @@ def _register_sparse_twin(op_type: str, grad_index: int, update: Callable) -> No
                     None, None, f"grad must be [{indices.size}] + var.shape[1:] = "
                                 f"{[indices.size] + list(values[0].shape[1:])}, got {list(grad.shape)}")
             new = [v.copy() for v in values]
+            xp = array_module(values[0])
             batches = [indices] if np.unique(indices).size == indices.size else [indices[k:k + 1] for k in
                                                                                   range(indices.size)]
             start = 0
             for rows_at in batches:
+                rows_at = xp.asarray(rows_at)  # on the variable's device (a GPU variable takes CuPy indices)
                 part = list(args)
                 part[grad_index] = grad[start:start + rows_at.size]
                 start += rows_at.size
@@ -167,7 +170,7 @@ def _register_sparse_twin(op_type: str, grad_index: int, update: Callable) -> No
 
         return _bind_states(op, resources, compute)
 
-    register(sparse_type, infer=infer, make_kernel=make_kernel, stateful=True, gpu=False)
+    register(sparse_type, infer=infer, make_kernel=make_kernel, stateful=True)
     not_differentiable(sparse_type)
 
 

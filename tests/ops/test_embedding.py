@@ -174,3 +174,92 @@ def test_errors():
             tf.nn.embedding_lookup_sparse(tf.ones([2, 2]), [0], None)
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(tf.nn.embedding_lookup(tf.ones([2, 2]), [5]))
+
+
+def test_sync_replicas_aggregate_embedding_rows_with_a_sparse_accumulator():
+    """Two replicas, two steps, per-row means (TF1's SparseConditionalAccumulator); TF 2.15 figures."""
+    import threading
+
+    from tests.train.test_sync_replicas import start, stop
+
+    with tf.Graph().as_default():
+        gs = tf.train.get_or_create_global_step()
+        table = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 4, name="table")
+        ids = tf.placeholder(tf.int64, [None])
+        loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids) - 1.0))
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, total_num_replicas=2)
+        train = opt.minimize(loss, global_step=gs)
+        assert "SparseAccumulatorApplyGradient" in {op.type for op in tf.get_default_graph().get_operations()}
+        sess, coord, _ = start(opt, num_tokens=0)
+        barrier, errors = threading.Barrier(2), []
+        feeds = [[[0, 2], [2]], [[2, 3, 3], [1]]]
+
+        def replica(i):
+            try:
+                for step in range(2):
+                    sess.run(train, {ids: feeds[i][step]})
+                    barrier.wait(10)
+            except Exception as e:  # noqa: BLE001 - handed to the test
+                errors.append(e)
+                barrier.abort()
+
+        threads = [threading.Thread(target=replica, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert not errors
+        got, step = sess.run([table, gs])
+        stop(sess, coord)
+    assert step == 2
+    np.testing.assert_allclose(got, [[0.2, 0.4, 0.6], [0.8, 1.0, 1.2], [1.32, 1.48, 1.64], [1.75, 1.9, 2.05]],
+                               rtol=1e-6)
+
+
+def test_lookups_inside_while_loop_and_cond_train_the_table():
+    """Inside control flow the table's gradient leaves the sub-graph dense; TF 2.15 figures."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        table = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2))
+
+        def body(i, acc):
+            return i + 1, acc + tf.reduce_sum(tf.nn.embedding_lookup(table, tf.reshape(i % 4, [1])))
+
+        _, total = tf.while_loop(lambda i, a: i < 3, body, [tf.constant(0), tf.constant(0.)])
+        picked = tf.cond(tf.constant(True), lambda: tf.reduce_sum(tf.nn.embedding_lookup(table, [1, 1])),
+                         lambda: tf.constant(0.))
+        (g_loop,), (g_cond,) = tf.gradients(total, [table]), tf.gradients(picked, [table])
+        train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(total + picked)
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(tf.convert_to_tensor(g_loop)).tolist() == [[1., 1.], [1., 1.], [1., 1.], [0., 0.]]
+        assert sess.run(tf.convert_to_tensor(g_cond)).tolist() == [[0., 0.], [2., 2.], [0., 0.], [0., 0.]]
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(table), [[-0.1, 0.9], [1.7, 2.7], [3.9, 4.9], [6., 7.]], rtol=1e-6)
+
+
+def test_a_user_optimizer_with_only_apply_dense_gets_the_densified_gradient():
+    class Halve(tf.train.GradientDescentOptimizer):
+        def _apply_dense(self, grad, var):
+            return tf.assign_sub(var, grad * 0.5).op
+
+        _apply_sparse_duplicate_indices = tf.train.Optimizer._apply_sparse_duplicate_indices
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        table = tf.Variable(np.ones((3, 1), np.float32))
+        train = Halve(1.0).minimize(tf.reduce_sum(tf.nn.embedding_lookup(table, [2, 2])))
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        assert sess.run(table).tolist() == [[1.], [1.], [0.]]
+
+
+def test_names_and_static_shapes_are_tfs():
+    with tf.Graph().as_default():
+        table = tf.constant([[1., 2.], [3., 4.]])
+        single = tf.nn.embedding_lookup(table, [1])
+        assert (single.name, single.op.inputs[0].op.name, single.op.inputs[0].op.type) == \
+            ("embedding_lookup/Identity:0", "embedding_lookup", "GatherV2")
+        parted = tf.nn.embedding_lookup([table, table], [[1, 2]])
+        assert (parted.name, parted.shape.as_list()) == ("embedding_lookup_1/Reshape_1:0", [1, 2, 2])
+        sp = tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [1, 1])
+        assert tf.nn.embedding_lookup_sparse(table, sp, None).name == "embedding_lookup_sparse:0"
+        safe = tf.nn.safe_embedding_lookup_sparse(table, sp)
+        assert (safe.name, safe.shape.as_list()) == ("embedding_lookup_2/Reshape_2:0", [1, 2])

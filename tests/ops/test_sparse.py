@@ -264,13 +264,22 @@ def test_bad_input_raises_tf_errors():
         with pytest.raises(tf.errors.InvalidArgumentError, match="out of bounds"):
             sess.run(tf.sparse_to_dense([[0, 5]], [2, 2], 1.))
         a = tf.SparseTensor([[0, 0]], [1.], [2, 2])
+        shape = tf.placeholder(tf.int64, [2])
+        unknown = tf.SparseTensor([[0, 0]], [1.], shape)
         with pytest.raises(tf.errors.InvalidArgumentError, match="shapes do not match"):
-            sess.run(tf.sparse.add(a, tf.SparseTensor([[0, 0]], [1.], [3, 2])).values)
-        with pytest.raises(tf.errors.InvalidArgumentError, match="inner dimension"):
-            sess.run(tf.sparse.sparse_dense_matmul(a, tf.zeros([3, 1])))
+            sess.run(tf.sparse.add(a, unknown).values, {shape: [3, 2]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="inner dimension does not match: 2 vs. 3"):
+            sess.run(tf.sparse.sparse_dense_matmul(unknown, tf.zeros([3, 1])), {shape: [2, 2]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid reduction dimension 3"):
+            sess.run(tf.sparse.reduce_sum(a, 3))
         with pytest.raises(tf.errors.InvalidArgumentError, match="non-negative"):
             sess.run(tf.sparse.bincount([-1, 2]).values)
     with tf.Graph().as_default():
+        a = tf.SparseTensor([[0, 0]], [1.], [2, 2])
+        with pytest.raises(ValueError, match="are not compatible"):
+            tf.sparse.add(a, tf.SparseTensor([[0, 0]], [1.], [3, 2]))
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+            tf.sparse.sparse_dense_matmul(a, tf.zeros([3, 1]))
         with pytest.raises(ValueError, match="Cannot reshape"):
             tf.sparse.reshape(tf.SparseTensor([[0, 0]], [1.], [2, 3]), [4, 2])
         with pytest.raises(TypeError):
@@ -287,3 +296,39 @@ def test_fed_sparse_placeholder_through_ops():
         total = tf.sparse.reduce_sum(tf.sparse.reorder(sp), 0)
         value = SparseTensorValue(np.array([[1, 2], [0, 1]]), np.array([5., 7.], np.float32), np.array([2, 3]))
         assert sess.run(total, {sp: value}).tolist() == [0., 7., 5.]
+
+
+def test_sparse_times_and_over_dense_match_tf():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = tf.constant([1., -2., 3.], tf.float64)
+        y = tf.constant([[2.], [4.], [8.]], tf.float64)
+        z = tf.constant([2., 4., 8.], tf.float64)
+        x = tf.SparseTensor([[0, 0], [0, 2], [2, 1]], v, [3, 3])
+        m, d, m2 = x * y, x / z, x * 3.0
+        assert (m.values.op.type, d.values.op.type) == ("SparseDenseCwiseMul", "SparseDenseCwiseDiv")
+        w = [1., 2., 3.]
+        loss = tf.reduce_sum(m.values * w) + tf.reduce_sum(d.values * w)
+        values = sess.run([m.values, d.values, m2.values])
+        grads = sess.run(tf.gradients(loss, [v, y, z]))
+    _assert_same(values, [np.array([2., -4., 24.]), np.array([0.5, -0.25, 0.75]), np.array([3., -6., 9.])], "values")
+    _assert_same(grads, [np.array([2.5, 4.25, 24.75]), np.array([[-3.], [0.], [9.]]),
+                         np.array([-0.25, -0.5625, 0.0625])], "grads")
+
+
+def test_names_follow_tf():
+    """Tensor names TF 2.15 gives the same graphs (/tmp/ref/sparse/names.py)."""
+    with tf.Graph().as_default():
+        c = cases(tf)
+        filled, empty = c["fill_empty_rows"]()
+        assert (filled.indices.name, empty.name, empty.shape.as_list()) == (
+            "SparseFillEmptyRows/SparseFillEmptyRows:0", "SparseFillEmptyRows/SparseFillEmptyRows:2", [5])
+        assert c["softmax"]().values.name == "SparseSoftmax/SparseSoftmax:0"
+        assert c["matmul"]().name == "SparseTensorDenseMatMul/SparseTensorDenseMatMul:0"
+        assert c["cross_hashed"]().values.name == "SparseCross:1"
+        assert c["mask"]().values.name == "sparse_mask:0"
+        r = c["reshape"]()
+        assert (r.values.name, r.dense_shape.op.type) == ("SparseReshape/Identity:0", "Const")
+        cat = c["concat1"]()
+        assert (cat.dense_shape.op.type, cat.shape.as_list()) == ("Const", [3, 5])
+        s = c["split"]()[0]
+        assert s.values.name == "SparseSplit:2" and s.shape.as_list() == [None, None]
