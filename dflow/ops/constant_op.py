@@ -45,6 +45,8 @@ def to_numpy(value, dtype=None, what: str = "value") -> np.ndarray:
         arr = np.asarray(value)
     except ValueError as e:
         raise ValueError(f"Cannot convert {value!r} to a tensor: {e}") from None
+    if arr.dtype.kind == "S" and not isinstance(value, (np.ndarray, np.generic)):
+        arr = np.array(value, dtype=object)  # numpy's bytes dtype would drop trailing NUL bytes
     if arr.dtype == object and not all(isinstance(x, (str, bytes)) for x in arr.ravel().tolist()):
         raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. "
                         f"Contents: {value!r}. Consider casting elements to a supported type.")
