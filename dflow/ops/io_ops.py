@@ -322,3 +322,12 @@ class IdentityReader(ReaderBase):
 
     def __init__(self, name=None):
         super().__init__(_make_reader("IdentityReaderV2", name, {}), supports_serialize=True)
+
+
+@tf_export("LMDBReader")
+class LMDBReader(ReaderBase):
+    """TF1's reader of LMDB databases; not available in dflow."""
+
+    def __init__(self, name=None, options=None):
+        raise NotImplementedError("LMDBReader: reading LMDB databases needs the LMDB library, which dflow does not "
+                                  "depend on; convert the data to TFRecord files and use tf.TFRecordReader")

@@ -208,3 +208,8 @@ def test_file_ops(tmp_path):
         tf.read_file([d + "/a.txt"])
     with pytest.raises(ValueError, match="Shape must be at most rank 1 but is rank 2"):
         tf.matching_files([[d]])
+
+
+def test_lmdb_reader_is_not_available():
+    with pytest.raises(NotImplementedError, match="LMDBReader"):
+        tf.LMDBReader()
