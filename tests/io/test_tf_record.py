@@ -12,6 +12,7 @@ RECORDS = [b"", b"a", b"hello world" * 3, bytes(range(256)) * 40, b"x" * 70000]
 # (length, zlib.crc32 of the file) of TF's files holding RECORDS
 TF_FILES = {None: (80354, 2192900588), "ZLIB": (569, 542318607), "GZIP": (581, 464121946),
             tf.io.TFRecordCompressionType.ZLIB: (569, 542318607)}
+TF_LONG = (202435, 3936301892)  # (length, zlib.crc32) of TF's file of test_long_record_crcs's payloads
 # abc, def, flush(), ghi
 TF_FLUSHED = {
     None: "0300000000000000b099490e6162636e57f1210300000000000000b099490e646566696f974b0300000000000000b099490e"
@@ -107,3 +108,15 @@ def test_errors(tmp_path):
     with pytest.raises(TypeError):
         tf.io.TFRecordWriter(p + "s").write(3)
     assert not os.path.exists(p + "zz")
+
+
+def test_long_record_crcs(tmp_path):
+    # records long enough for the numpy lanes of the CRC; TF's masked CRCs of these payloads
+    p = str(tmp_path / "long")
+    payloads = [bytes(range(256)) * 400, b"\x00" * 100_003]
+    with tf.io.TFRecordWriter(p) as w:
+        for r in payloads:
+            w.write(r)
+    data = open(p, "rb").read()
+    assert (len(data), zlib.crc32(data)) == TF_LONG
+    assert list(tf.io.tf_record_iterator(p)) == payloads
