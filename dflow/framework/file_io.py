@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import glob as _glob
 import os
 import posixpath
+import re
 import secrets
 import shutil
 from collections.abc import Callable
@@ -340,14 +340,65 @@ def remove(path) -> None:
         raise os_error(e, p) from None
 
 
+_WILDCARDS = ("*", "?", "[", "\\")
+
+
+def _pattern_regex(pattern: str):
+    """TF's ``Match`` of one path component: ``*``, ``?``, ``[...]`` (``[^...]`` or ``[!...]``
+    negated), ``\\c`` for a literal ``c``; nothing matches ``/``."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif c == "[" and "]" in pattern[i + 1:]:
+            j = pattern.index("]", i + 2 if pattern[i + 1:i + 2] in ("^", "!") else i + 1)
+            body = pattern[i + 1:j]
+            negate = body[:1] in ("^", "!")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _unescape(component: str) -> str:
+    return re.sub(r"\\(.)", r"\1", component)
+
+
+def _glob_one(pattern: str) -> list:
+    if not any(w in pattern for w in _WILDCARDS):
+        return [pattern] if os.path.exists(pattern) else []
+    parts = pattern.split("/")
+    first = next(i for i, part in enumerate(parts) if any(w in part for w in _WILDCARDS))
+    base = "/".join(parts[:first]) or "/"  # "" before a leading "/" is the root
+    found = [base] if first else [""]
+    for part in parts[first:]:
+        if any(w in part for w in _WILDCARDS):
+            regex = _pattern_regex(part)
+            found = [os.path.join(d, name) if d else name for d in found if os.path.isdir(d or ".")
+                     for name in sorted(os.listdir(d or ".")) if regex.match(name)]
+        else:
+            found = [p for p in (os.path.join(d, _unescape(part)) if d else _unescape(part) for d in found)
+                     if os.path.lexists(p)]
+    return found
+
+
 @tf_export("io.gfile.glob", "gfile.Glob")
 def glob(pattern) -> list:
-    """The paths matching the pattern, or each pattern of an iterable (``*``, ``?``, ``[...]``)."""
+    """The paths matching the pattern, or each pattern of an iterable, as TF matches them: ``*``,
+    ``?``, ``[...]`` within one path component, ``\\`` escapes, hidden files included."""
     patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
     out = []
     for p in patterns:
-        p = _path(p)
-        out.extend(sorted(_glob.glob(p)))
+        out.extend(_glob_one(_path(p)))
     return out
 
 
