@@ -237,6 +237,24 @@ class Message:
             object.__setattr__(self, "_parent", None)
             owner._set(owner._BY_NAME[attr], self)
 
+    def Clear(self) -> None:  # noqa: N802 - protobuf name
+        object.__setattr__(self, "_values", {})
+        object.__setattr__(self, "_unknown", [])
+
+    def MergeFrom(self, other) -> None:  # noqa: N802 - protobuf name
+        if type(other) is not type(self):
+            raise TypeError(f"Parameter to MergeFrom() must be instance of same class: expected "
+                            f"{type(self).__name__} got {type(other).__name__}.")
+        self.MergeFromString(other.SerializeToString())
+        self._touch()
+
+    def IsInitialized(self) -> bool:  # noqa: N802 - protobuf name
+        return True  # proto3: no required fields
+
+    def __reduce__(self):
+        # pickle and copy.deepcopy go through the wire format, as protobuf's messages do
+        return type(self).FromString, (self.SerializeToString(),)
+
     def SetInParent(self) -> None:  # noqa: N802 - protobuf name
         """Marks an implicitly read sub-message as set, even while empty."""
         self._touch()
