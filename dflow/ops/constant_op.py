@@ -22,6 +22,12 @@ def _to_bytes_array(arr: np.ndarray) -> np.ndarray:
     return out.reshape(arr.shape)
 
 
+def _first_leaf_is_string(value) -> bool:
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return isinstance(value, (str, bytes))
+
+
 def _contains_tensor(value) -> bool:
     if isinstance(value, Tensor):
         return True
@@ -42,16 +48,16 @@ def to_numpy(value, dtype=None, what: str = "value") -> np.ndarray:
     if isinstance(value, Tensor):
         raise TypeError(f"Expected a Python or numpy {what}, got the Tensor {value.name}")
     try:
-        arr = np.asarray(value)
+        # Python strings go straight to objects: numpy's fixed-width bytes would drop trailing NULs,
+        # and a list mixing str with non-ASCII bytes would not convert at all.
+        arr = np.asarray(value, dtype=object) if _first_leaf_is_string(value) else np.asarray(value)
     except ValueError as e:
         raise ValueError(f"Cannot convert {value!r} to a tensor: {e}") from None
-    if arr.dtype.kind == "S" and not isinstance(value, (np.ndarray, np.generic)):
-        arr = np.array(value, dtype=object)  # numpy's bytes dtype would drop trailing NUL bytes
     if arr.dtype == object and not all(isinstance(x, (str, bytes)) for x in arr.ravel().tolist()):
         raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. "
                         f"Contents: {value!r}. Consider casting elements to a supported type.")
-    target = dtypes.dtype_of_value(arr if isinstance(value, (np.ndarray, np.generic)) else value) \
-        if dtype is None else dtype
+    target = dtypes.dtype_of_value(arr if isinstance(value, (np.ndarray, np.generic)) or arr.dtype == object
+                                   else value) if dtype is None else dtype
     if target is dtypes.string:
         if arr.dtype.kind not in "SUO" and arr.size:
             raise TypeError(f"Expected string, got {value!r} of type '{type(value).__name__}' instead.")
