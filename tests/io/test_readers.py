@@ -213,3 +213,29 @@ def test_file_ops(tmp_path):
 def test_lmdb_reader_is_not_available():
     with pytest.raises(NotImplementedError, match="LMDBReader"):
         tf.LMDBReader()
+
+
+def test_cifar_style_pipeline(tmp_path):
+    # TF1's CIFAR-10 input: fixed-length records of a label byte and an image, decode_raw, slice, batch
+    tf.reset_default_graph()
+    path = str(tmp_path / "data_batch.bin")
+    with open(path, "wb") as f:
+        for i in range(6):
+            f.write(bytes([i % 10]) + bytes((i + j) % 256 for j in range(2 * 2 * 3)))
+    q = tf.train.string_input_producer([path], num_epochs=1, shuffle=False)
+    _, value = tf.FixedLengthRecordReader(record_bytes=13).read(q)
+    raw = tf.decode_raw(value, tf.uint8)
+    label = tf.cast(tf.strided_slice(raw, [0], [1]), tf.int32)
+    label.set_shape([1])  # as TF1's CIFAR-10 code does: the slice of an unknown length has an unknown length
+    image = tf.transpose(tf.reshape(tf.strided_slice(raw, [1], [13]), [3, 2, 2]), [1, 2, 0])
+    labels, images = tf.train.batch([label, image], batch_size=3)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        got_labels, got_images = sess.run([labels, images])
+        coord.request_stop()
+        coord.join(threads)
+    assert got_labels.ravel().tolist() == [0, 1, 2]
+    assert got_images.shape == (3, 2, 2, 3) and got_images.dtype.name == "uint8"
+    assert got_images[1, :, :, 0].ravel().tolist() == [1, 2, 3, 4]  # channel 0 of record 1
