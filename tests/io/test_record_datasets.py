@@ -102,3 +102,15 @@ def test_fixed_length_record_dataset(tmp_path):
         [("NotFoundError", f"{d}/nope; No such file or directory")]
     with pytest.raises(ValueError, match="record_bytes must be >= 1"):
         tf.data.FixedLengthRecordDataset([d + "/f2"], 0)
+
+
+def test_list_files_and_interleave(files, tmp_path):
+    tf.reset_default_graph()
+    pattern = str(tmp_path / "t*")
+    assert run(tf.data.Dataset.list_files(pattern, shuffle=False)) == [f.encode() for f in files]
+    assert run(tf.data.Dataset.list_files([str(tmp_path / "tc"), str(tmp_path / "ta")], shuffle=False)) == \
+        [files[0].encode(), files[2].encode()]  # sorted, as TF's MatchingFiles
+    assert sorted(run(tf.data.Dataset.list_files(pattern, seed=3))) == [f.encode() for f in files]
+    assert run(tf.data.Dataset.list_files(str(tmp_path / "*.nope"))) == []
+    ds = tf.data.Dataset.list_files(pattern, shuffle=False).interleave(tf.data.TFRecordDataset, cycle_length=2)
+    assert run(ds) == [b"a0", b"b0", b"a1", b"b1", b"b2", b"c0", b"c1", b"c2", b"c3"]
