@@ -124,7 +124,7 @@ def atomic_write_bytes(path, data: bytes) -> None:
 # -- tf.gfile / tf.io.gfile -------------------------------------------------------------
 
 
-def _path(path) -> str:
+def local_path(path) -> str:
     """A local path from ``path`` (str, bytes or path-like; ``file://`` stripped)."""
     path = os.fspath(path)
     if isinstance(path, bytes):
@@ -199,7 +199,7 @@ class GFile:
 
     @property
     def _path(self) -> str:
-        return _path(self._name)
+        return local_path(self._name)
 
     def _open(self, mode: str):
         path = self._path
@@ -319,19 +319,19 @@ class FileStatistics:
 @tf_export("io.gfile.exists", "gfile.Exists")
 def exists(path) -> bool:
     """Whether ``path`` exists (a file or a directory)."""
-    return os.path.exists(_path(path))
+    return os.path.exists(local_path(path))
 
 
 @tf_export("io.gfile.isdir", "gfile.IsDirectory")
 def isdir(path) -> bool:
     """Whether ``path`` is a directory."""
-    return os.path.isdir(_path(path))
+    return os.path.isdir(local_path(path))
 
 
 @tf_export("io.gfile.remove", "gfile.Remove")
 def remove(path) -> None:
     """Deletes the file ``path`` (``NotFoundError`` if missing, ``FailedPreconditionError`` for a directory)."""
-    p = _path(path)
+    p = local_path(path)
     if os.path.isdir(p):
         raise errors.FailedPreconditionError(None, None, f"{p}; Is a directory")
     try:
@@ -398,14 +398,14 @@ def glob(pattern) -> list:
     patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
     out = []
     for p in patterns:
-        out.extend(_glob_one(_path(p)))
+        out.extend(_glob_one(local_path(p)))
     return out
 
 
 @tf_export("io.gfile.mkdir", "gfile.MkDir")
 def mkdir(path) -> None:
     """Creates the directory ``path``; its parent must exist (``NotFoundError`` otherwise)."""
-    p = _path(path)
+    p = local_path(path)
     try:
         os.mkdir(p)
     except FileExistsError:
@@ -417,7 +417,7 @@ def mkdir(path) -> None:
 @tf_export("io.gfile.makedirs", "gfile.MakeDirs")
 def makedirs(path) -> None:
     """Creates ``path`` and its missing parents; succeeds if it exists already."""
-    p = _path(path)
+    p = local_path(path)
     head = p.rstrip("/") or p
     while head and not os.path.exists(head) and os.path.dirname(head) != head:
         head = os.path.dirname(head)
@@ -432,7 +432,7 @@ def makedirs(path) -> None:
 @tf_export("io.gfile.copy", "gfile.Copy")
 def copy(src, dst, overwrite: bool = False) -> None:
     """Copies the file ``src`` to ``dst`` (``AlreadyExistsError`` if ``dst`` exists, unless ``overwrite``)."""
-    s, d = _path(src), _path(dst)
+    s, d = local_path(src), local_path(dst)
     if not overwrite and os.path.exists(d):
         raise errors.AlreadyExistsError(None, None, "file already exists")
     if os.path.isdir(d):
@@ -449,7 +449,7 @@ def copy(src, dst, overwrite: bool = False) -> None:
 def rename(src, dst, overwrite: bool = False) -> None:
     """Moves the file or directory ``src`` to ``dst`` (``AlreadyExistsError`` if ``dst`` exists, unless
     ``overwrite``)."""
-    s, d = _path(src), _path(dst)
+    s, d = local_path(src), local_path(dst)
     if not overwrite and os.path.exists(d):
         raise errors.AlreadyExistsError(None, None, "file already exists")
     if not os.path.exists(s):
@@ -465,7 +465,7 @@ def rename(src, dst, overwrite: bool = False) -> None:
 @tf_export("io.gfile.rmtree", "gfile.DeleteRecursively")
 def rmtree(path) -> None:
     """Deletes ``path`` and everything under it (a file too); ``NotFoundError`` if it does not exist."""
-    p = _path(path)
+    p = local_path(path)
     if not os.path.lexists(p):
         raise errors.NotFoundError(None, None, f"{p} not found")
     try:
@@ -480,7 +480,7 @@ def rmtree(path) -> None:
 @tf_export("io.gfile.listdir", "gfile.ListDirectory")
 def listdir(path) -> list:
     """The names of the entries of the directory ``path`` (``NotFoundError`` if it is not one)."""
-    p = _path(path)
+    p = local_path(path)
     if not os.path.isdir(p):
         raise errors.NotFoundError(None, None, f"Could not find directory {p}")
     try:
@@ -535,7 +535,7 @@ def walk_v1(top, in_order: bool = True):
 @tf_export("io.gfile.stat", "gfile.Stat")
 def stat(path) -> FileStatistics:
     """The ``FileStatistics`` of ``path`` (``NotFoundError`` if missing)."""
-    p = _path(path)
+    p = local_path(path)
     try:
         st = os.stat(p)
     except OSError as e:

@@ -27,7 +27,7 @@ import zlib
 
 from dflow._api import tf_export
 from dflow.framework import errors
-from dflow.framework.file_io import _path, as_bytes, os_error
+from dflow.framework.file_io import as_bytes, local_path, os_error
 from dflow.summary.crc32c import masked_crc32c
 from dflow.summary.record_io import encode_record
 
@@ -103,7 +103,7 @@ class TFRecordWriter:
     def __init__(self, path, options=None):
         self._options = _as_options(options)
         self._compressor = self._options._compressor()
-        p = _path(path)
+        p = local_path(path)
         try:
             self._file = open(p, "wb")
         except OSError as e:
@@ -170,7 +170,7 @@ class _Inflater:
 
 def open_records(path, compression: str = ""):
     """A binary stream of the records of ``path`` (``NotFoundError`` if missing), inflated if compressed."""
-    p = _path(path)
+    p = local_path(path)
     try:
         f = open(p, "rb")
     except OSError as e:
