@@ -185,10 +185,6 @@ def sparse_list(feature, key: str, dtype, name: str, index: int, where: str | No
     return values(feature)
 
 
-def empty_value(dtype):
-    return _EMPTY[dtype]
-
-
 def stack_padded(rows: list, dtype, shape: tuple, fill) -> np.ndarray:
     """``[len(rows), max rows] + shape``: each example's rows, padded with ``fill``."""
     longest = max((len(r) for r in rows), default=0)

@@ -392,11 +392,6 @@ def _serialize_many_sparse_kernel(indices, values, shape, *, dtype):
     return _strings(rows, (int(shape[0]), 3))
 
 
-def _sparse_rank(op):
-    d = op.inputs[2].shape
-    return d[0] if d.ndims else None
-
-
 register("SerializeSparse", infer=lambda op: [(dtypes.string, TensorShape([3]))], kernel=_serialize_sparse_kernel,
          gpu=False)
 register("SerializeManySparse", infer=lambda op: [(dtypes.string, TensorShape([None, 3]))],
