@@ -203,7 +203,10 @@ def sparse_components(lists: list, dtype) -> tuple:
     if n:
         indices[:, 0] = np.repeat(np.arange(len(lists)), lengths)
         indices[:, 1] = np.concatenate([np.arange(k) for k in lengths])
-    vals = value_array([x for v in lists for x in v], dtype)
+    if dtype is dtypes.string or not lists:
+        vals = value_array([x for v in lists for x in v], dtype)
+    else:
+        vals = np.concatenate(lists).astype(dtype.as_numpy_dtype)
     return indices, vals, np.array([len(lists), max(lengths, default=0)], dtype=np.int64)
 
 
