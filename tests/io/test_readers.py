@@ -239,3 +239,33 @@ def test_cifar_style_pipeline(tmp_path):
     assert got_labels.ravel().tolist() == [0, 1, 2]
     assert got_images.shape == (3, 2, 2, 3) and got_images.dtype.name == "uint8"
     assert got_images[1, :, :, 0].ravel().tolist() == [1, 2, 3, 4]  # channel 0 of record 1
+
+
+def test_tf1_example_queue_pipeline(tmp_path):
+    # python_io writer, string_input_producer, TFRecordReader, parse_single_example, shuffle_batch
+    tf.reset_default_graph()
+    path = str(tmp_path / "train.tfrecords")
+    with tf.python_io.TFRecordWriter(path) as w:
+        for i in range(8):
+            ex = tf.train.Example(features=tf.train.Features(feature={
+                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+                "x": tf.train.Feature(float_list=tf.train.FloatList(value=[i, -i]))}))
+            w.write(ex.SerializeToString())
+    q = tf.train.string_input_producer([path], num_epochs=1)
+    _, serialized = tf.TFRecordReader().read(q)
+    feats = tf.parse_single_example(serialized, {"label": tf.FixedLenFeature([], tf.int64),
+                                                 "x": tf.FixedLenFeature([2], tf.float32)})
+    labels, xs = tf.train.shuffle_batch([feats["label"], feats["x"]], batch_size=4, capacity=8, min_after_dequeue=2,
+                                        seed=1)
+    got = []
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        for _ in range(2):
+            lab, x = sess.run([labels, xs])
+            assert x[:, 0].tolist() == lab.tolist() and x[:, 1].tolist() == (-lab).tolist()
+            got += lab.tolist()
+        coord.request_stop()
+        coord.join(threads)
+    assert sorted(got) == list(range(8))
