@@ -10,6 +10,8 @@ inside checksummed data does not checksum to something trivial.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 _POLY = 0x82F63B78  # the Castagnoli polynomial, bit-reversed
@@ -65,7 +67,7 @@ def _update(data, c: int) -> int:
 # from zero in lockstep (one numpy step per 4 bytes of every lane), then folded in order:
 # ``s = shift(s, L) ^ lane_k``, with ``shift`` as four byte tables.
 
-_LANES_FROM = 8192
+_LANES_FROM = 512
 _NP_TABLES = [np.array(t, dtype=np.uint32) for t in (_T0, _T1, _T2, _T3)]
 
 
@@ -79,7 +81,8 @@ def _run_lanes(words: np.ndarray, start: np.ndarray) -> np.ndarray:
     return c
 
 
-def _shift_tables(length: int) -> list:
+@functools.lru_cache(maxsize=32)
+def _shift_tables(length: int) -> tuple:
     """Byte tables of the linear map ``register -> register after `length` zero bytes``."""
     basis = _run_lanes(np.zeros((length // 4, 32), dtype=np.uint32), np.uint32(1) << np.arange(32, dtype=np.uint32))
     basis = [int(b) for b in basis]
@@ -90,13 +93,13 @@ def _shift_tables(length: int) -> list:
             low = (v & -v).bit_length() - 1
             table[v] = table[v & (v - 1)] ^ basis[8 * p + low]
         tables.append(table)
-    return tables
+    return tuple(tables)
 
 
 def _crc32c_lanes(data: bytes, c: int) -> int:
     n = len(data)
-    lanes = max(16, int(1.15 * n ** 0.5))
-    length = n // lanes // 4 * 4
+    length = 1 << max(4, (n.bit_length() - 1) // 2)  # lanes of a power-of-two length near sqrt(n): cached shifts
+    lanes = n // length
     body = np.frombuffer(data, dtype=np.uint8, count=lanes * length).reshape(lanes, length)
     words = body.view("<u4").T.astype(np.uint32)
     runs = _run_lanes(words, np.zeros(lanes, dtype=np.uint32)).tolist()
