@@ -186,3 +186,17 @@ def test_proto_ops_are_not_available():
         tf.io.decode_proto(b"", "x.Y", ["a"], [tf.int32])
     with pytest.raises(NotImplementedError, match="io.encode_proto"):
         tf.io.encode_proto([[1]], [[1]], ["a"], "x.Y")
+
+
+@pytest.mark.parametrize("hexed, dtype, expected", [  # TF's make_tensor_proto: typed *_val fields, broadcast
+    ("080112002a040000c03f", tf.float32, 1.5),
+    ("08091200520107", tf.int64, 7),
+    ("080a12005a0101", tf.bool, True),
+    ("0807120042026162", tf.string, b"ab"),
+    ("081312006a03808201", tf.float16, 2.5),
+    ("081612041202080222080100000002000000", tf.uint32, [1, 2]),
+    ("080812004a080000803f00000040", tf.complex64, 1 + 2j),
+    ("0801120812020802120208022a040000e040", tf.float32, [[7.0, 7.0], [7.0, 7.0]]),
+])
+def test_parse_tensor_of_tf_protos(sess, hexed, dtype, expected):
+    assert sess.run(tf.io.parse_tensor(bytes.fromhex(hexed), dtype)).tolist() == expected
