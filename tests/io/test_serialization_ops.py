@@ -199,4 +199,4 @@ def test_proto_ops_are_not_available():
     ("0801120812020802120208022a040000e040", tf.float32, [[7.0, 7.0], [7.0, 7.0]]),
 ])
 def test_parse_tensor_of_tf_protos(sess, hexed, dtype, expected):
-    assert sess.run(tf.io.parse_tensor(bytes.fromhex(hexed), dtype)).tolist() == expected
+    assert np.asarray(sess.run(tf.io.parse_tensor(bytes.fromhex(hexed), dtype))).tolist() == expected
