@@ -22,7 +22,7 @@ import threading
 from dflow.framework import dtypes, errors
 from dflow.framework.file_io import local_path, os_error, stat
 from dflow.framework.protobuf import Field, Message
-from dflow.framework.tf_record import next_record, open_records
+from dflow.framework.tf_record import iter_records, open_records
 
 
 class ReaderBaseState(Message):
@@ -35,10 +35,8 @@ class ReaderBaseState(Message):
 def _tf_records(work: bytes, compression: str):
     stream = open_records(local_path(work), compression)
     try:
-        offset = 0
-        while (got := next_record(stream, offset)) is not None:
-            yield work + b":%d" % offset, got[0], False
-            offset = got[1]
+        for offset, data in iter_records(stream):
+            yield work + b":%d" % offset, data, False
     finally:
         stream.close()
 
