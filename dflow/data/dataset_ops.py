@@ -187,6 +187,20 @@ class DatasetV1(structure.HasElementSpec):
         """Elements yielded by ``generator(*args)``, called anew for each iteration."""
         return GeneratorDataset(generator, output_types, output_shapes, args)
 
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None) -> DatasetV1:
+        """The files matching ``file_pattern`` (a glob or a list of globs) when the iterator is
+        initialized, as scalar strings: sorted, then shuffled each epoch unless ``shuffle=False``."""
+        from dflow.ops.io_ops import matching_files
+        from dflow.ops.math_ops import maximum
+        from dflow.ops.shape_ops import shape as shape_of
+
+        names = matching_files(file_pattern)
+        dataset = DatasetV1.from_tensor_slices(names)
+        if shuffle is None or shuffle:
+            dataset = dataset.shuffle(maximum(shape_of(names, out_type=dtypes.int64)[0], 1), seed=seed)
+        return dataset
+
     # -- transformations -------------------------------------------------------------
     def concatenate(self, dataset) -> DatasetV1:
         """This dataset's elements, then ``dataset``'s."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.data.dataset_ops import AUTOTUNE  # noqa: F401 - exported as tf.data.experimental.AUTOTUNE
+from dflow.framework import dtypes
 
 
 @tf_export("data.experimental.enumerate_dataset")
@@ -38,3 +39,23 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
     if num_parallel_batches is not None and num_parallel_calls is not None:
         raise ValueError("`num_parallel_batches` and `num_parallel_calls` are mutually exclusive.")
     return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+@tf_export("data.experimental.parse_example_dataset")
+def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
+    """A transformation for ``apply``: each element, a vector of serialized ``Example`` protos, parsed by
+    ``tf.io.parse_example(serialized, features)`` into a dict. (dflow datasets hold dense tensors: a
+    ``VarLenFeature`` or ``SparseFeature`` needs ``tf.sparse.to_dense`` in a ``map`` of its own.)"""
+    from dflow.ops.example_parsing import parse_example
+
+    if not features:
+        raise ValueError("Argument `features` cannot be None.")
+
+    def apply(dataset):
+        spec = dataset._spec
+        if not hasattr(spec, "dtype") or spec.dtype is not dtypes.string or spec.shape.ndims not in (None, 1):
+            raise TypeError(f"Input dataset should be a dataset of vectors of strings, got {spec}")
+        return dataset.map(lambda serialized: parse_example(serialized, features),
+                           num_parallel_calls=num_parallel_calls)
+
+    return apply

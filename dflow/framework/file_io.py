@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import glob as _glob
 import os
 import posixpath
+import re
 import secrets
 import shutil
 from collections.abc import Callable
@@ -124,7 +124,7 @@ def atomic_write_bytes(path, data: bytes) -> None:
 # -- tf.gfile / tf.io.gfile -------------------------------------------------------------
 
 
-def _path(path) -> str:
+def local_path(path) -> str:
     """A local path from ``path`` (str, bytes or path-like; ``file://`` stripped)."""
     path = os.fspath(path)
     if isinstance(path, bytes):
@@ -199,7 +199,7 @@ class GFile:
 
     @property
     def _path(self) -> str:
-        return _path(self._name)
+        return local_path(self._name)
 
     def _open(self, mode: str):
         path = self._path
@@ -319,19 +319,19 @@ class FileStatistics:
 @tf_export("io.gfile.exists", "gfile.Exists")
 def exists(path) -> bool:
     """Whether ``path`` exists (a file or a directory)."""
-    return os.path.exists(_path(path))
+    return os.path.exists(local_path(path))
 
 
 @tf_export("io.gfile.isdir", "gfile.IsDirectory")
 def isdir(path) -> bool:
     """Whether ``path`` is a directory."""
-    return os.path.isdir(_path(path))
+    return os.path.isdir(local_path(path))
 
 
 @tf_export("io.gfile.remove", "gfile.Remove")
 def remove(path) -> None:
     """Deletes the file ``path`` (``NotFoundError`` if missing, ``FailedPreconditionError`` for a directory)."""
-    p = _path(path)
+    p = local_path(path)
     if os.path.isdir(p):
         raise errors.FailedPreconditionError(None, None, f"{p}; Is a directory")
     try:
@@ -340,21 +340,72 @@ def remove(path) -> None:
         raise os_error(e, p) from None
 
 
+_WILDCARDS = ("*", "?", "[", "\\")
+
+
+def _pattern_regex(pattern: str):
+    """TF's ``Match`` of one path component: ``*``, ``?``, ``[...]`` (``[^...]`` or ``[!...]``
+    negated), ``\\c`` for a literal ``c``; nothing matches ``/``."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif c == "[" and "]" in pattern[i + 1:]:
+            j = pattern.index("]", i + 2 if pattern[i + 1:i + 2] in ("^", "!") else i + 1)
+            body = pattern[i + 1:j]
+            negate = body[:1] in ("^", "!")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _unescape(component: str) -> str:
+    return re.sub(r"\\(.)", r"\1", component)
+
+
+def _glob_one(pattern: str) -> list:
+    if not any(w in pattern for w in _WILDCARDS):
+        return [pattern] if os.path.exists(pattern) else []
+    parts = pattern.split("/")
+    first = next(i for i, part in enumerate(parts) if any(w in part for w in _WILDCARDS))
+    base = "/".join(parts[:first]) or "/"  # "" before a leading "/" is the root
+    found = [base] if first else [""]
+    for part in parts[first:]:
+        if any(w in part for w in _WILDCARDS):
+            regex = _pattern_regex(part)
+            found = [os.path.join(d, name) if d else name for d in found if os.path.isdir(d or ".")
+                     for name in sorted(os.listdir(d or ".")) if regex.match(name)]
+        else:
+            found = [p for p in (os.path.join(d, _unescape(part)) if d else _unescape(part) for d in found)
+                     if os.path.lexists(p)]
+    return found
+
+
 @tf_export("io.gfile.glob", "gfile.Glob")
 def glob(pattern) -> list:
-    """The paths matching the pattern, or each pattern of an iterable (``*``, ``?``, ``[...]``)."""
+    """The paths matching the pattern, or each pattern of an iterable, as TF matches them: ``*``,
+    ``?``, ``[...]`` within one path component, ``\\`` escapes, hidden files included."""
     patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
     out = []
     for p in patterns:
-        p = _path(p)
-        out.extend(sorted(_glob.glob(p)))
+        out.extend(_glob_one(local_path(p)))
     return out
 
 
 @tf_export("io.gfile.mkdir", "gfile.MkDir")
 def mkdir(path) -> None:
     """Creates the directory ``path``; its parent must exist (``NotFoundError`` otherwise)."""
-    p = _path(path)
+    p = local_path(path)
     try:
         os.mkdir(p)
     except FileExistsError:
@@ -366,7 +417,7 @@ def mkdir(path) -> None:
 @tf_export("io.gfile.makedirs", "gfile.MakeDirs")
 def makedirs(path) -> None:
     """Creates ``path`` and its missing parents; succeeds if it exists already."""
-    p = _path(path)
+    p = local_path(path)
     head = p.rstrip("/") or p
     while head and not os.path.exists(head) and os.path.dirname(head) != head:
         head = os.path.dirname(head)
@@ -381,7 +432,7 @@ def makedirs(path) -> None:
 @tf_export("io.gfile.copy", "gfile.Copy")
 def copy(src, dst, overwrite: bool = False) -> None:
     """Copies the file ``src`` to ``dst`` (``AlreadyExistsError`` if ``dst`` exists, unless ``overwrite``)."""
-    s, d = _path(src), _path(dst)
+    s, d = local_path(src), local_path(dst)
     if not overwrite and os.path.exists(d):
         raise errors.AlreadyExistsError(None, None, "file already exists")
     if os.path.isdir(d):
@@ -398,7 +449,7 @@ def copy(src, dst, overwrite: bool = False) -> None:
 def rename(src, dst, overwrite: bool = False) -> None:
     """Moves the file or directory ``src`` to ``dst`` (``AlreadyExistsError`` if ``dst`` exists, unless
     ``overwrite``)."""
-    s, d = _path(src), _path(dst)
+    s, d = local_path(src), local_path(dst)
     if not overwrite and os.path.exists(d):
         raise errors.AlreadyExistsError(None, None, "file already exists")
     if not os.path.exists(s):
@@ -414,7 +465,7 @@ def rename(src, dst, overwrite: bool = False) -> None:
 @tf_export("io.gfile.rmtree", "gfile.DeleteRecursively")
 def rmtree(path) -> None:
     """Deletes ``path`` and everything under it (a file too); ``NotFoundError`` if it does not exist."""
-    p = _path(path)
+    p = local_path(path)
     if not os.path.lexists(p):
         raise errors.NotFoundError(None, None, f"{p} not found")
     try:
@@ -429,7 +480,7 @@ def rmtree(path) -> None:
 @tf_export("io.gfile.listdir", "gfile.ListDirectory")
 def listdir(path) -> list:
     """The names of the entries of the directory ``path`` (``NotFoundError`` if it is not one)."""
-    p = _path(path)
+    p = local_path(path)
     if not os.path.isdir(p):
         raise errors.NotFoundError(None, None, f"Could not find directory {p}")
     try:
@@ -484,7 +535,7 @@ def walk_v1(top, in_order: bool = True):
 @tf_export("io.gfile.stat", "gfile.Stat")
 def stat(path) -> FileStatistics:
     """The ``FileStatistics`` of ``path`` (``NotFoundError`` if missing)."""
-    p = _path(path)
+    p = local_path(path)
     try:
         st = os.stat(p)
     except OSError as e:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from dflow.framework import dtypes, errors
-from dflow.framework.protobuf import decode_varint, iter_fields
+from dflow.framework.protobuf import decode_varint
 
 _KIND_DTYPE = {1: dtypes.string, 2: dtypes.float32, 3: dtypes.int64}  # Feature's oneof field numbers
 TYPE_NAMES = {dtypes.string: "string", dtypes.float32: "float", dtypes.int64: "int64"}
@@ -26,10 +26,45 @@ def _bad(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
 
+def iter_fields(data: bytes):
+    """Yields ``(field number, wire type, value)`` of a serialized message (``ValueError`` if malformed).
+
+    The wire-format walk of ``dflow.framework.protobuf.iter_fields``, lean for the parsing kernels:
+    one-byte keys and lengths read inline, no copy of each field's raw bytes."""
+    pos, n = 0, len(data)
+    while pos < n:
+        key = data[pos]
+        pos += 1
+        if key & 0x80:
+            key, pos = decode_varint(data, pos - 1)
+        wire = key & 7
+        if wire == 2:
+            length = data[pos] if pos < n else 0x80
+            pos += 1
+            if length & 0x80:
+                length, pos = decode_varint(data, pos - 1)
+            end = pos + length
+            if end > n:
+                raise ValueError("truncated protocol buffer")
+            yield key >> 3, 2, data[pos:end]
+            pos = end
+        elif wire == 0:
+            value, pos = decode_varint(data, pos)
+            yield key >> 3, 0, value
+        elif wire in (1, 5):
+            end = pos + (8 if wire == 1 else 4)
+            if end > n:
+                raise ValueError("truncated protocol buffer")
+            yield key >> 3, wire, data[pos:end]
+            pos = end
+        else:
+            raise ValueError(f"unsupported wire type {wire} in protocol buffer")
+
+
 def _feature(data: bytes):
     """``(dtype, list payload)`` of a serialized ``Feature``, or None when no kind is set."""
     found = None
-    for number, wire, value, _ in iter_fields(data):
+    for number, wire, value in iter_fields(data):
         if number in _KIND_DTYPE and wire == 2:
             found = (_KIND_DTYPE[number], value)
     return found
@@ -37,10 +72,10 @@ def _feature(data: bytes):
 
 def _map_entries(data: bytes, number: int):
     """``(key, value bytes)`` of the map field ``number`` of a message (``Features.feature``, ...)."""
-    for n, wire, entry, _ in iter_fields(data):
+    for n, wire, entry in iter_fields(data):
         if n == number and wire == 2:
             key, value = "", b""
-            for en, ew, ev, _ in iter_fields(entry):
+            for en, ew, ev in iter_fields(entry):
                 if en == 1 and ew == 2:
                     key = ev.decode("utf-8", errors="replace")
                 elif en == 2 and ew == 2:
@@ -56,7 +91,7 @@ def features_map(features: bytes) -> dict:
 def example_features(serialized: bytes) -> dict:
     """The features of a serialized ``Example`` (``ValueError`` if it is not a valid proto)."""
     out: dict = {}
-    for number, wire, value, _ in iter_fields(serialized):
+    for number, wire, value in iter_fields(serialized):
         if number == 1 and wire == 2:
             out.update(features_map(value))
     return out
@@ -65,12 +100,12 @@ def example_features(serialized: bytes) -> dict:
 def sequence_example_parts(serialized: bytes) -> tuple:
     """``(context features, {name: [feature per step]})`` of a serialized ``SequenceExample``."""
     context, lists = {}, {}
-    for number, wire, value, _ in iter_fields(serialized):
+    for number, wire, value in iter_fields(serialized):
         if number == 1 and wire == 2:
             context.update(features_map(value))
         elif number == 2 and wire == 2:
             for key, feature_list in _map_entries(value, 1):
-                lists[key] = [_feature(v) for n, w, v, _ in iter_fields(feature_list) if n == 1 and w == 2]
+                lists[key] = [_feature(v) for n, w, v in iter_fields(feature_list) if n == 1 and w == 2]
     return context, lists
 
 
@@ -78,12 +113,12 @@ def values(feature) -> np.ndarray:
     """The values of a ``(dtype, payload)`` feature: bytes objects, float32 or int64."""
     dtype, payload = feature
     if dtype is dtypes.string:
-        out = [v for n, w, v, _ in iter_fields(payload) if n == 1 and w == 2]
+        out = [v for n, w, v in iter_fields(payload) if n == 1 and w == 2]
         arr = np.empty(len(out), dtype=object)
         arr[:] = out
         return arr
     parts = []
-    for n, w, v, _ in iter_fields(payload):
+    for n, w, v in iter_fields(payload):
         if n != 1:
             continue
         if dtype is dtypes.float32:
@@ -150,10 +185,6 @@ def sparse_list(feature, key: str, dtype, name: str, index: int, where: str | No
     return values(feature)
 
 
-def empty_value(dtype):
-    return _EMPTY[dtype]
-
-
 def stack_padded(rows: list, dtype, shape: tuple, fill) -> np.ndarray:
     """``[len(rows), max rows] + shape``: each example's rows, padded with ``fill``."""
     longest = max((len(r) for r in rows), default=0)
@@ -172,7 +203,10 @@ def sparse_components(lists: list, dtype) -> tuple:
     if n:
         indices[:, 0] = np.repeat(np.arange(len(lists)), lengths)
         indices[:, 1] = np.concatenate([np.arange(k) for k in lengths])
-    vals = value_array([x for v in lists for x in v], dtype)
+    if dtype is dtypes.string or not lists:
+        vals = value_array([x for v in lists for x in v], dtype)
+    else:
+        vals = np.concatenate(lists).astype(dtype.as_numpy_dtype)
     return indices, vals, np.array([len(lists), max(lengths, default=0)], dtype=np.int64)
 
 

@@ -27,7 +27,7 @@ from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor
 from dflow.framework.graph import Tensor, name_scope
-from dflow.framework.tensor_shape import TensorShape
+from dflow.framework.tensor_shape import TensorShape, unknown_shape
 from dflow.ops import example_decode as dec
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.registry import apply_op, not_differentiable, register
@@ -192,6 +192,11 @@ def _drop_batch(triple: tuple) -> tuple:
 def _merge(parsed_sparse: dict, merge: tuple, batch: int) -> tuple:
     index_keys, value_key, dtype, size, already_sorted = merge
     rows, vals = [], []
+    n_values = sum(len(v) for v in parsed_sparse[value_key])
+    for k in index_keys:
+        n_indices = sum(len(i) for i in parsed_sparse[k])
+        if n_indices != n_values:
+            raise dec._bad(f"Number of elements in indices ({n_indices}) and values ({n_values}) do not match")
     for b in range(batch):
         idx = [parsed_sparse[k][b] for k in index_keys]
         v = parsed_sparse[value_key][b]
@@ -210,6 +215,7 @@ def _merge(parsed_sparse: dict, merge: tuple, batch: int) -> tuple:
 
 
 def _parse_example_kernel(serialized, *inputs, sparse, dense, merges, single, has_names):
+    single = np.ndim(serialized) == 0 if single is None else single
     names = inputs[0] if has_names else None
     defaults = inputs[1:] if has_names else inputs
     recs, labels = _records(serialized, names)
@@ -248,26 +254,32 @@ def _outputs(values: list):
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def _sparse_specs(dtypes_list, rank: int) -> list:
-    return ([(dtypes.int64, TensorShape([None, rank]))] * len(dtypes_list) + [(d, TensorShape([None]))
-            for d in dtypes_list] + [(dtypes.int64, TensorShape([rank]))] * len(dtypes_list))
-
-
 def _batch_dims(op) -> tuple:
-    """(single, the leading dims of per-example outputs: [] or [batch])."""
+    """(single, the leading dims of per-example outputs: [] or [batch], None if unknown)."""
     serialized = op.inputs[0].shape
     single = op._attrs["single"]
-    return single, [] if single else [serialized[0] if serialized.ndims else None]
+    if single is None:  # serialized of unknown rank: a scalar or a batch
+        return None, None
+    return single, [] if single else [serialized[0]]
+
+
+def _out_shape(batch, dims: list) -> TensorShape:
+    return unknown_shape() if batch is None else TensorShape(batch + dims)
+
+
+def _sparse_specs(dtypes_list, rank) -> list:
+    return ([(dtypes.int64, TensorShape([None, rank]))] * len(dtypes_list) + [(d, TensorShape([None]))
+            for d in dtypes_list] + [(dtypes.int64, TensorShape([rank]))] * len(dtypes_list))
 
 
 def _parse_example_infer(op):
     a = op._attrs
     single, batch = _batch_dims(op)
-    specs = _sparse_specs([d for _, d in a["sparse"]], 1 if single else 2)
+    specs = _sparse_specs([d for _, d in a["sparse"]], None if single is None else 1 if single else 2)
     for _, dtype, shape, kind, _ in a["dense"]:
-        specs.append((dtype, TensorShape(batch + ([] if kind == "fixed" else [None]) + list(shape))))
+        specs.append((dtype, _out_shape(batch, ([] if kind == "fixed" else [None]) + list(shape))))
     for index_keys, _, dtype, _, _ in a["merges"]:
-        rank = len(index_keys) + (0 if single else 1)
+        rank = None if single is None else len(index_keys) + (0 if single else 1)
         specs += [(dtypes.int64, TensorShape([None, rank])), (dtype, TensorShape([None])),
                   (dtypes.int64, TensorShape([rank]))]
     return specs
@@ -284,6 +296,11 @@ def _serialized(serialized, single: bool) -> Tensor:
     if not single and t.shape.ndims not in (None, 0, 1):
         raise ValueError(f"Input serialized must be a scalar or a vector, got shape {t.shape}")
     return t
+
+
+def _single(serialized: Tensor):
+    """Whether ``serialized`` is one example (a scalar): True, False, or None when its rank is unknown."""
+    return None if serialized.shape.ndims is None else serialized.shape.ndims == 0
 
 
 def _collect(outputs: list, plan: _Plan, n_dense: int) -> dict:
@@ -312,7 +329,7 @@ def _parse_example(serialized, features, name, example_names, single: bool) -> d
         if example_names is not None:
             inputs.append(convert_to_tensor(example_names, dtype=dtypes.string, name="names"))
         attrs = {"sparse": tuple(plan.sparse), "dense": tuple(plan.dense), "merges": tuple(plan.merges),
-                 "single": serialized.shape.ndims == 0, "has_names": example_names is not None}
+                 "single": _single(serialized), "has_names": example_names is not None}
         op = apply_op("ParseExampleV2", inputs + plan.defaults, attrs, name="ParseExampleV2")
         return _collect(list(op.outputs), plan, len(plan.dense))
 
@@ -364,6 +381,7 @@ def _context_dense(feature, key: str, dtype, shape: tuple, default, name: str, i
 
 def _parse_sequence_example_kernel(serialized, *inputs, context_sparse, context_dense, list_sparse, list_dense,
                                    single, has_names):
+    single = np.ndim(serialized) == 0 if single is None else single
     names = inputs[0] if has_names else None
     defaults = inputs[1:] if has_names else inputs
     recs, labels = _records(serialized, names)
@@ -425,11 +443,11 @@ def _step_sparse(per_example: list, dtype, single: bool) -> tuple:
 def _parse_sequence_example_infer(op):
     a = op._attrs
     single, batch = _batch_dims(op)
-    specs = _sparse_specs([d for _, d in a["context_sparse"]], 1 if single else 2)
-    specs += [(dtype, TensorShape(batch + list(shape))) for _, dtype, shape, _, _ in a["context_dense"]]
-    specs += _sparse_specs([d for _, d in a["list_sparse"]], 2 if single else 3)
-    specs += [(dtype, TensorShape(batch + [None] + list(shape))) for _, dtype, shape, _, _ in a["list_dense"]]
-    specs += [(dtypes.int64, TensorShape(batch))] * len(a["list_dense"])
+    specs = _sparse_specs([d for _, d in a["context_sparse"]], None if single is None else 1 if single else 2)
+    specs += [(dtype, _out_shape(batch, list(shape))) for _, dtype, shape, _, _ in a["context_dense"]]
+    specs += _sparse_specs([d for _, d in a["list_sparse"]], None if single is None else 2 if single else 3)
+    specs += [(dtype, _out_shape(batch, [None] + list(shape))) for _, dtype, shape, _, _ in a["list_dense"]]
+    specs += [(dtypes.int64, _out_shape(batch, []))] * len(a["list_dense"])
     return specs
 
 
@@ -452,7 +470,7 @@ def _parse_sequence_example(serialized, context_features, sequence_features, exa
             inputs.append(convert_to_tensor(example_names, dtype=dtypes.string, name="names"))
         attrs = {"context_sparse": tuple(context.sparse), "context_dense": tuple(context.dense),
                  "list_sparse": tuple(lists.sparse), "list_dense": tuple(lists.dense),
-                 "single": serialized.shape.ndims == 0, "has_names": example_names is not None}
+                 "single": _single(serialized), "has_names": example_names is not None}
         op = apply_op("ParseSequenceExampleV2", inputs + context.defaults, attrs, name="ParseSequenceExampleV2")
         outputs = list(op.outputs)
         n_context = 3 * len(context.sparse) + len(context.dense)

@@ -23,7 +23,7 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
-from dflow.framework.file_io import _path, as_bytes, glob, makedirs, os_error
+from dflow.framework.file_io import as_bytes, glob, local_path, makedirs, os_error
 from dflow.framework.graph import GraphKeys, Tensor, colocate_with, name_scope
 from dflow.framework.tensor_shape import TensorShape
 from dflow.framework.tf_record import TFRecordOptions
@@ -44,7 +44,7 @@ def _string(value) -> str:
 
 
 def _read_file_kernel(filename):
-    path = _path(_string(filename))
+    path = local_path(_string(filename))
     try:
         with open(path, "rb") as f:
             return np.array(f.read(), dtype=object)
@@ -53,7 +53,7 @@ def _read_file_kernel(filename):
 
 
 def _write_file_kernel(filename, contents):
-    path = _path(_string(filename))
+    path = local_path(_string(filename))
     directory = os.path.dirname(path)
     if directory:
         makedirs(directory)
@@ -322,3 +322,12 @@ class IdentityReader(ReaderBase):
 
     def __init__(self, name=None):
         super().__init__(_make_reader("IdentityReaderV2", name, {}), supports_serialize=True)
+
+
+@tf_export("LMDBReader")
+class LMDBReader(ReaderBase):
+    """TF1's reader of LMDB databases; not available in dflow."""
+
+    def __init__(self, name=None, options=None):
+        raise NotImplementedError("LMDBReader: reading LMDB databases needs the LMDB library, which dflow does not "
+                                  "depend on; convert the data to TFRecord files and use tf.TFRecordReader")

@@ -20,9 +20,9 @@ from __future__ import annotations
 import threading
 
 from dflow.framework import dtypes, errors
-from dflow.framework.file_io import _path, os_error, stat
+from dflow.framework.file_io import local_path, os_error, stat
 from dflow.framework.protobuf import Field, Message
-from dflow.framework.tf_record import next_record, open_records
+from dflow.framework.tf_record import iter_records, open_records
 
 
 class ReaderBaseState(Message):
@@ -32,23 +32,17 @@ class ReaderBaseState(Message):
               Field(3, "num_records_produced", "int64"), Field(4, "current_work", "bytes"))
 
 
-def _file_name(work: bytes) -> str:
-    return _path(work)
-
-
 def _tf_records(work: bytes, compression: str):
-    stream = open_records(_file_name(work), compression)
+    stream = open_records(local_path(work), compression)
     try:
-        offset = 0
-        while (got := next_record(stream, offset)) is not None:
-            yield work + b":%d" % offset, got[0], False
-            offset = got[1]
+        for offset, data in iter_records(stream):
+            yield work + b":%d" % offset, data, False
     finally:
         stream.close()
 
 
 def _text_lines(work: bytes, skip_header_lines: int):
-    with open_records(_file_name(work)) as f:
+    with open_records(local_path(work)) as f:
         for number, line in enumerate(f, start=1):
             if line.endswith(b"\n"):
                 line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
@@ -57,7 +51,7 @@ def _text_lines(work: bytes, skip_header_lines: int):
 
 
 def _whole_file(work: bytes):
-    with open_records(_file_name(work)) as f:
+    with open_records(local_path(work)) as f:
         try:
             data = f.read()
         except OSError as e:
@@ -67,7 +61,7 @@ def _whole_file(work: bytes):
 
 def _fixed_length(work: bytes, record_bytes: int, header_bytes: int, footer_bytes: int, hop_bytes: int,
                   encoding: str):
-    name = _file_name(work)
+    name = local_path(work)
     if encoding:
         stream = open_records(name, encoding)
         try:

@@ -101,3 +101,20 @@ def test_text_format():
     assert str(tf.train.Int64List(value=[2**63 - 1, -5])) == "value: 9223372036854775807\nvalue: -5\n"
     assert str(tf.train.BytesList(value=[b"a\"b'c\\d\n\t\x00\x7f\xff", "é".encode()])) == \
         'value: "a\\"b\\\'c\\\\d\\n\\t\\000\\177\\377"\nvalue: "\\303\\251"\n'
+
+
+def test_copy_pickle_merge_clear():
+    import copy
+    import pickle
+
+    ex = tf.train.Example()
+    ex.features.feature["a"].int64_list.value.append(1)
+    assert copy.deepcopy(ex) == ex and pickle.loads(pickle.dumps(ex)) == ex and copy.copy(ex) == ex
+    merged = tf.train.Example()
+    merged.MergeFrom(ex)
+    merged.features.feature["b"].float_list.value.append(2)
+    assert sorted(merged.features.feature) == ["a", "b"] and merged.IsInitialized()
+    merged.Clear()
+    assert merged.ByteSize() == 0 and not merged.HasField("features")
+    with pytest.raises(TypeError, match="Parameter to MergeFrom\\(\\) must be instance of same class"):
+        merged.MergeFrom(tf.train.Features())

@@ -144,3 +144,25 @@ def test_join_schemes_and_other_filesystems():
     msg = "File system scheme 'foo' not implemented (file: 'foo://bar/x')"
     _fails(tf.errors.UnimplementedError, msg, tf.gfile.Exists, "foo://bar/x")
     _fails(tf.errors.UnimplementedError, msg, tf.gfile.GFile("foo://bar/x").read)
+
+
+def test_glob_matches_as_tf(d, monkeypatch):
+    for name in [".hidden", "a.txt", "b[1].txt"]:
+        open(os.path.join(d, name), "w").close()
+    os.mkdir(d + "/sub")
+    open(d + "/sub/c.txt", "w").close()
+    open(d + "/sub/.h2", "w").close()
+
+    def g(p):
+        return sorted(x.replace(d, "<D>") for x in tf.io.gfile.glob(p))
+
+    assert g(d + "/*") == ["<D>/.hidden", "<D>/a.txt", "<D>/b[1].txt", "<D>/sub"]  # hidden files too
+    assert g(d + "/*/*") == ["<D>/sub/.h2", "<D>/sub/c.txt"]
+    assert g(d + "/b\\[1\\].txt") == ["<D>/b[1].txt"]
+    assert g(d + "/[!a]*") == g(d + "/[^a]*") == ["<D>/.hidden", "<D>/b[1].txt", "<D>/sub"]
+    assert g(d + "/**") == g(d + "/*")
+    assert g(d + "/sub/../a.txt") == ["<D>/sub/../a.txt"]
+    assert (g(d + "/a.txt"), g(d + "/nope.txt"), g(d + "/")) == (["<D>/a.txt"], [], ["<D>/"])
+    monkeypatch.chdir(d)
+    assert sorted(tf.io.gfile.glob("*.txt")) == ["a.txt", "b[1].txt"]
+    assert sorted(tf.io.gfile.glob("sub/*")) == ["sub/.h2", "sub/c.txt"]

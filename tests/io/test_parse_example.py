@@ -241,3 +241,54 @@ def test_round_trip_through_tfrecord_dataset(tmp_path):
         second = sess.run(nxt)
     assert first["x"].tolist() == [[0, 0.5], [1, 1.5]] and first["y"].tolist() == [0, 10]
     assert second["y"].tolist() == [20]
+
+
+A = bytes.fromhex("0a580a0b0a016312061a040a0200020a1b0a03736571121412120a100000803f0000004000004040000080400a13"
+                  "0a0376616c120c120a0a080000003f0000803e0a0a0a066e6f6b696e6412000a0b0a017212061a040a020301")
+B = bytes.fromhex("0a4a0a0a0a016312051a030a01040a130a03736571120c120a0a080000a0400000c0400a0f0a0376616c1208"
+                  "12060a04000010410a0a0a066e6f6b696e6412000a0a0a017212051a030a0100")
+
+
+def parsed(feats, data=(A, B)):
+    tf.reset_default_graph()
+    with tf.Session() as sess:
+        out = sess.run(tf.parse_example(list(data), feats))
+    return {k: (v.indices.tolist(), v.values.tolist(), v.dense_shape.tolist()) if hasattr(v, "indices") else v.tolist()
+            for k, v in out.items()}
+
+
+def test_more_feature_configs():  # /tmp/ref/io/parse_ref2.py
+    assert parsed({"seq": tf.FixedLenSequenceFeature([2], tf.float32, allow_missing=True, default_value=-1.0)}) == \
+        {"seq": [[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [-1.0, -1.0]]]}
+    assert parsed({"sp": tf.SparseFeature(["r", "c"], "val", tf.float32, [4, 5])}) == \
+        {"sp": ([[0, 1, 2], [0, 3, 0], [1, 0, 4]], [0.25, 0.5, 9.0], [2, 4, 5])}
+    assert parsed({"sp": tf.SparseFeature(["r", "c"], "val", tf.float32, [4, 5], already_sorted=True)}) == \
+        {"sp": ([[0, 3, 0], [0, 1, 2], [1, 0, 4]], [0.5, 0.25, 9.0], [2, 4, 5])}
+    assert parsed({"sp": tf.SparseFeature("r", "val", tf.float32, 4), "r": tf.VarLenFeature(tf.int64)}) == \
+        {"r": ([[0, 0], [0, 1], [1, 0]], [3, 1, 0], [2, 2]), "sp": ([[0, 1], [0, 3], [1, 0]], [0.25, 0.5, 9.0], [2, 4])}
+    # a feature with no kind set counts as missing
+    assert parsed({"nokind": tf.FixedLenFeature([], tf.int64, default_value=7)}) == {"nokind": [7, 7]}
+    assert parsed({"nokind": tf.VarLenFeature(tf.float32)}) == {"nokind": ([], [], [2, 0])}
+    assert parsed({"nokind": tf.FixedLenSequenceFeature([], tf.float32, allow_missing=True)}) == {"nokind": [[], []]}
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Feature: nokind \\(data type: int64\\) is required"):
+        parsed({"nokind": tf.FixedLenFeature([], tf.int64)})
+    one = tf.train.Example()
+    one.features.feature["r"].int64_list.value.extend([1, 2])
+    one.features.feature["val"].float_list.value.append(1)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Number of elements in indices \\(2\\) and values \\(1\\) do not match"):
+        parsed({"sp": tf.SparseFeature("r", "val", tf.float32, 4)}, [one.SerializeToString()])
+    empty = tf.train.Example()
+    empty.features.feature["z"].int64_list.SetInParent()
+    assert parsed({"z": tf.FixedLenFeature([0], tf.int64)}, [empty.SerializeToString()]) == {"z": [[]]}
+
+
+def test_serialized_of_unknown_rank():
+    tf.reset_default_graph()
+    ser = tf.placeholder(tf.string)
+    out = tf.parse_example(ser, {"c": tf.FixedLenFeature([2], tf.int64), "r": tf.VarLenFeature(tf.int64)})
+    assert out["c"].shape.ndims is None and out["r"].indices.shape.as_list() == [None, None]
+    with tf.Session() as sess:
+        assert sess.run(out["c"], {ser: [A, A]}).tolist() == [[0, 2], [0, 2]]
+        assert sess.run(out["c"], {ser: A}).tolist() == [0, 2]
+        assert sess.run(out["r"], {ser: A}).indices.tolist() == [[0], [1]]

@@ -208,3 +208,64 @@ def test_file_ops(tmp_path):
         tf.read_file([d + "/a.txt"])
     with pytest.raises(ValueError, match="Shape must be at most rank 1 but is rank 2"):
         tf.matching_files([[d]])
+
+
+def test_lmdb_reader_is_not_available():
+    with pytest.raises(NotImplementedError, match="LMDBReader"):
+        tf.LMDBReader()
+
+
+def test_cifar_style_pipeline(tmp_path):
+    # TF1's CIFAR-10 input: fixed-length records of a label byte and an image, decode_raw, slice, batch
+    tf.reset_default_graph()
+    path = str(tmp_path / "data_batch.bin")
+    with open(path, "wb") as f:
+        for i in range(6):
+            f.write(bytes([i % 10]) + bytes((i + j) % 256 for j in range(2 * 2 * 3)))
+    q = tf.train.string_input_producer([path], num_epochs=1, shuffle=False)
+    _, value = tf.FixedLengthRecordReader(record_bytes=13).read(q)
+    raw = tf.decode_raw(value, tf.uint8)
+    label = tf.cast(tf.strided_slice(raw, [0], [1]), tf.int32)
+    label.set_shape([1])  # as TF1's CIFAR-10 code does: the slice of an unknown length has an unknown length
+    image = tf.transpose(tf.reshape(tf.strided_slice(raw, [1], [13]), [3, 2, 2]), [1, 2, 0])
+    labels, images = tf.train.batch([label, image], batch_size=3)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        got_labels, got_images = sess.run([labels, images])
+        coord.request_stop()
+        coord.join(threads)
+    assert got_labels.ravel().tolist() == [0, 1, 2]
+    assert got_images.shape == (3, 2, 2, 3) and got_images.dtype.name == "uint8"
+    assert got_images[1, :, :, 0].ravel().tolist() == [1, 2, 3, 4]  # channel 0 of record 1
+
+
+def test_tf1_example_queue_pipeline(tmp_path):
+    # python_io writer, string_input_producer, TFRecordReader, parse_single_example, shuffle_batch
+    tf.reset_default_graph()
+    path = str(tmp_path / "train.tfrecords")
+    with tf.python_io.TFRecordWriter(path) as w:
+        for i in range(8):
+            ex = tf.train.Example(features=tf.train.Features(feature={
+                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+                "x": tf.train.Feature(float_list=tf.train.FloatList(value=[i, -i]))}))
+            w.write(ex.SerializeToString())
+    q = tf.train.string_input_producer([path], num_epochs=1)
+    _, serialized = tf.TFRecordReader().read(q)
+    feats = tf.parse_single_example(serialized, {"label": tf.FixedLenFeature([], tf.int64),
+                                                 "x": tf.FixedLenFeature([2], tf.float32)})
+    labels, xs = tf.train.shuffle_batch([feats["label"], feats["x"]], batch_size=4, capacity=8, min_after_dequeue=2,
+                                        seed=1)
+    got = []
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        for _ in range(2):
+            lab, x = sess.run([labels, xs])
+            assert x[:, 0].tolist() == lab.tolist() and x[:, 1].tolist() == (-lab).tolist()
+            got += lab.tolist()
+        coord.request_stop()
+        coord.join(threads)
+    assert sorted(got) == list(range(8))

@@ -102,3 +102,32 @@ def test_fixed_length_record_dataset(tmp_path):
         [("NotFoundError", f"{d}/nope; No such file or directory")]
     with pytest.raises(ValueError, match="record_bytes must be >= 1"):
         tf.data.FixedLengthRecordDataset([d + "/f2"], 0)
+
+
+def test_list_files_and_interleave(files, tmp_path):
+    tf.reset_default_graph()
+    pattern = str(tmp_path / "t*")
+    assert run(tf.data.Dataset.list_files(pattern, shuffle=False)) == [f.encode() for f in files]
+    assert run(tf.data.Dataset.list_files([str(tmp_path / "tc"), str(tmp_path / "ta")], shuffle=False)) == \
+        [files[0].encode(), files[2].encode()]  # sorted, as TF's MatchingFiles
+    assert sorted(run(tf.data.Dataset.list_files(pattern, seed=3))) == [f.encode() for f in files]
+    assert run(tf.data.Dataset.list_files(str(tmp_path / "*.nope"))) == []
+    ds = tf.data.Dataset.list_files(pattern, shuffle=False).interleave(tf.data.TFRecordDataset, cycle_length=2)
+    assert run(ds) == [b"a0", b"b0", b"a1", b"b1", b"b2", b"c0", b"c1", b"c2", b"c3"]
+
+
+def test_parse_example_dataset(tmp_path):
+    tf.reset_default_graph()
+    exs = []
+    for i in range(3):
+        ex = tf.train.Example()
+        ex.features.feature["y"].int64_list.value.append(i)
+        ex.features.feature["x"].float_list.value.extend([i, i / 2])
+        exs.append(ex.SerializeToString())
+    spec = {"y": tf.FixedLenFeature([], tf.int64), "x": tf.FixedLenFeature([2], tf.float32)}
+    ds = tf.data.Dataset.from_tensor_slices(exs).batch(2).apply(tf.data.experimental.parse_example_dataset(spec))
+    assert ds.output_shapes["x"].as_list() == [None, 2]
+    got = run(ds)
+    assert [g["y"].tolist() for g in got] == [[0, 1], [2]] and got[1]["x"].tolist() == [[2, 1]]
+    with pytest.raises(TypeError, match="Input dataset should be a dataset of vectors of strings"):
+        tf.data.Dataset.range(3).apply(tf.data.experimental.parse_example_dataset(spec))

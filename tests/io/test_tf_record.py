@@ -12,6 +12,7 @@ RECORDS = [b"", b"a", b"hello world" * 3, bytes(range(256)) * 40, b"x" * 70000]
 # (length, zlib.crc32 of the file) of TF's files holding RECORDS
 TF_FILES = {None: (80354, 2192900588), "ZLIB": (569, 542318607), "GZIP": (581, 464121946),
             tf.io.TFRecordCompressionType.ZLIB: (569, 542318607)}
+TF_LONG = (202435, 3936301892)  # (length, zlib.crc32) of TF's file of test_long_record_crcs's payloads
 # abc, def, flush(), ghi
 TF_FLUSHED = {
     None: "0300000000000000b099490e6162636e57f1210300000000000000b099490e646566696f974b0300000000000000b099490e"
@@ -107,3 +108,68 @@ def test_errors(tmp_path):
     with pytest.raises(TypeError):
         tf.io.TFRecordWriter(p + "s").write(3)
     assert not os.path.exists(p + "zz")
+
+
+def test_long_record_crcs(tmp_path):
+    # records long enough for the numpy lanes of the CRC; TF's masked CRCs of these payloads
+    p = str(tmp_path / "long")
+    payloads = [bytes(range(256)) * 400, b"\x00" * 100_003]
+    with tf.io.TFRecordWriter(p) as w:
+        for r in payloads:
+            w.write(r)
+    data = open(p, "rb").read()
+    assert (len(data), zlib.crc32(data)) == TF_LONG
+    assert list(tf.io.tf_record_iterator(p)) == payloads
+
+
+def _reference_records(data: bytes):
+    """TF's record reading, one record at a time (the definition the chunked reader must agree with)."""
+    import struct
+
+    from dflow.summary.crc32c import masked_crc32c
+
+    out, pos = [], 0
+    while len(data) - pos >= 12:
+        length, length_crc = struct.unpack_from("<QI", data, pos)
+        if masked_crc32c(data[pos:pos + 8]) != length_crc:
+            return out, f"corrupted record at {pos}" + (" (Is this even a TFRecord file?)" if pos == 0 else "")
+        if pos + 16 + length > len(data):
+            return out, f"truncated record at {pos}' failed with Read less bytes than requested"
+        payload = data[pos + 12:pos + 12 + length]
+        if masked_crc32c(payload) != struct.unpack_from("<I", data, pos + 12 + length)[0]:
+            return out, f"corrupted record at {pos + 12}"
+        out.append(payload)
+        pos += 16 + length
+    return out, None
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 20])
+def test_chunked_reading_agrees_with_one_record_at_a_time(tmp_path, monkeypatch, chunk):
+    import random
+
+    from dflow.framework import tf_record
+
+    monkeypatch.setattr(tf_record, "_CHUNK", chunk)
+    rng = random.Random(chunk)
+    p = str(tmp_path / "r")
+    with tf.io.TFRecordWriter(p) as w:
+        for _ in range(40):
+            w.write(bytes(rng.getrandbits(8) for _ in range(rng.choice([0, 1, 5, 100, 3000]))))
+    good = open(p, "rb").read()
+    cases = [good, good[:-1], good[:len(good) // 2], good[:5]]
+    for where in (3, 20, len(good) // 3, len(good) - 2):
+        bad = bytearray(good)
+        bad[where] ^= 0x40
+        cases.append(bytes(bad))
+    for data in cases:
+        open(p, "wb").write(data)
+        want, error = _reference_records(data)
+        got = []
+        try:
+            for r in tf.io.tf_record_iterator(p):
+                got.append(r)
+        except tf.errors.DataLossError as e:
+            assert str(e) == error
+        else:
+            assert error is None
+        assert got == want
