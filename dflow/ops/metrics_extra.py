@@ -1,0 +1,640 @@
+"""``tf.metrics``, continued: metrics at thresholds, at ``k``, per class and per element.
+
+Each metric builds the graph TF1's ``metrics_impl`` builds, on the helpers of
+``metrics_ops`` (local metric variables, ``broadcast_weights``, the
+``_ConfusionAtThresholds`` counts), so variable and tensor names match TF1's:
+
+* ``*_at_thresholds``, ``sensitivity_at_specificity`` and
+  ``specificity_at_sensitivity`` keep float32 confusion counts of shape
+  ``[len(thresholds)]`` (``precision_at_thresholds/true_positives``);
+  a prediction ``> threshold`` counts as positive.
+* The ``*_at_k`` family ranks ``predictions`` with ``top_k`` and compares the
+  top ``k`` class ids with ``labels`` (int64 ``[D1, ... DN]`` or
+  ``[D1, ... DN, num_labels]``) as sets (``tf.sets``), per row, as TF1 does: a
+  label value is one member of the row's set (a ``-1`` padding counts as a
+  label nobody predicts). Counts are float64 scalars
+  (``precision_at_5/true_positive_at_5``); ``class_id`` keeps only that class.
+  Precision and recall divide without a guard, so they are NaN until a row
+  has been seen, as TF1's.
+* ``mean_iou`` accumulates a float64 ``[num_classes, num_classes]``
+  confusion matrix, ``mean_per_class_accuracy`` float32 per-class sums
+  (``mean_accuracy/total``, ``mean_accuracy/count``), ``mean_tensor``
+  element-wise sums of the shape of ``values``.
+"""
+
+from __future__ import annotations
+
+from dflow._api import tf_export
+from dflow.framework import dtypes
+from dflow.framework.composite import SparseTensor
+from dflow.framework.graph import Tensor, name_scope
+from dflow.ops import array_ops, math_ops, reduction_ops
+from dflow.ops.constant_op import convert_to_tensor
+from dflow.ops.control_flow_ops import cond, identity
+from dflow.ops.metrics_ops import (
+    _add_to,
+    _check_collections,
+    _confusion_matrix_at_thresholds,
+    _remove_squeezable_dimensions,
+    broadcast_weights,
+    mean,
+    metric_variable,
+)
+from dflow.ops.select_ops import where, where_v2
+from dflow.ops.variable_scope import variable_scope
+from dflow.ops.variables import assign_add, scatter_add
+
+# -- counts and ratios at thresholds --------------------------------------------------------
+
+
+def _check_both(metrics_collections, updates_collections) -> None:
+    _check_collections(metrics_collections, "metrics_collections")
+    _check_collections(updates_collections, "updates_collections")
+
+
+def _count_at_thresholds(key: str, default_name: str, what: str):
+    def fn(labels, predictions, thresholds, weights=None, metrics_collections=None, updates_collections=None,
+           name=None):
+        _check_both(metrics_collections, updates_collections)
+        with variable_scope(name, default_name, [predictions, labels, weights]):
+            values, updates = _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights,
+                                                              includes=(key,))
+            value = identity(values[key])
+            _add_to(metrics_collections, value)
+            _add_to(updates_collections, updates[key])
+            return value, updates[key]
+
+    fn.__name__ = f"{default_name}_at_thresholds"
+    fn.__doc__ = f"""The (weighted) number of {what} at each threshold: ``(counts, update_op)``, float32 ``[T]``.
+
+    ``predictions`` must lie in [0, 1]; one above ``thresholds[i]`` counts as
+    positive. The counts live in ``{default_name}/{default_name}``.
+    """
+    return tf_export(f"metrics.{default_name}_at_thresholds")(fn)
+
+
+true_positives_at_thresholds = _count_at_thresholds("tp", "true_positives", "true positives")
+false_positives_at_thresholds = _count_at_thresholds("fp", "false_positives", "false positives")
+false_negatives_at_thresholds = _count_at_thresholds("fn", "false_negatives", "false negatives")
+true_negatives_at_thresholds = _count_at_thresholds("tn", "true_negatives", "true negatives")
+
+
+def _ratio_at_thresholds(default_name: str, other: str, short: str):
+    def fn(labels, predictions, thresholds, weights=None, metrics_collections=None, updates_collections=None,
+           name=None):
+        _check_both(metrics_collections, updates_collections)
+        with variable_scope(name, default_name, [predictions, labels, weights]):
+            values, updates = _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights,
+                                                              includes=("tp", other))
+            epsilon = 1e-7
+
+            def ratio(tp, o, op_name):
+                return math_ops.divide(tp, epsilon + tp + o, name=f"{short}_{op_name}")
+
+            value = ratio(values["tp"], values[other], "value")
+            _add_to(metrics_collections, value)
+            update_op = ratio(updates["tp"], updates[other], "update_op")
+            _add_to(updates_collections, update_op)
+            return value, update_op
+
+    fn.__name__ = default_name
+    return tf_export(f"metrics.{default_name}")(fn)
+
+
+precision_at_thresholds = _ratio_at_thresholds("precision_at_thresholds", "fp", "precision")
+precision_at_thresholds.__doc__ = """``tp / (1e-7 + tp + fp)`` at each threshold: ``(precision, update_op)``, float32 ``[T]``.
+
+    >>> import dflow as tf
+    >>> p, update = tf.metrics.precision_at_thresholds([1, 0, 1], [0.9, 0.6, 0.3], [0.5])
+    >>> with tf.Session() as s:
+    ...     s.run(tf.local_variables_initializer())
+    ...     print(s.run(update).round(4))
+    [0.5]
+    """
+recall_at_thresholds = _ratio_at_thresholds("recall_at_thresholds", "fn", "recall")
+recall_at_thresholds.__doc__ = """``tp / (1e-7 + tp + fn)`` at each threshold: ``(recall, update_op)``, float32 ``[T]``."""
+
+
+def _uniform_thresholds(num_thresholds: int, top: float) -> list:
+    kepsilon = 1e-7
+    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+    return [0.0 - kepsilon] + inner + [top]
+
+
+@tf_export("metrics.sensitivity_at_specificity")
+def sensitivity_at_specificity(labels, predictions, specificity, weights=None, num_thresholds=200,
+                               metrics_collections=None, updates_collections=None, name=None):
+    """The sensitivity (recall) at the threshold whose specificity is closest to
+    ``specificity``: ``(sensitivity, update_op)``, float32 scalars.
+
+    The ``num_thresholds`` thresholds are spread uniformly over [0, 1]; the
+    first threshold of the closest specificity wins ties, as TF1's ``argmin``.
+    """
+    if specificity < 0 or specificity > 1:
+        raise ValueError(f"`specificity` must be in the range [0, 1]. Currently, `specificity` got {specificity}.")
+    _check_both(metrics_collections, updates_collections)
+    with variable_scope(name, "sensitivity_at_specificity", [predictions, labels, weights]):
+        kepsilon = 1e-7
+        values, updates = _confusion_matrix_at_thresholds(
+            labels, predictions, _uniform_thresholds(num_thresholds, 1.0 + kepsilon), weights)
+
+        def compute(d, op_name):
+            tp, tn, fp, fn = d["tp"], d["tn"], d["fp"], d["fn"]
+            specificities = math_ops.divide(tn, tn + fp + kepsilon)
+            index = math_ops.cast(reduction_ops.argmin(math_ops.abs(specificities - specificity), 0), dtypes.int32)
+            return math_ops.divide(tp[index], tp[index] + fn[index] + kepsilon, op_name)
+
+        value = compute(values, "value")
+        _add_to(metrics_collections, value)
+        update_op = compute(updates, "update_op")
+        _add_to(updates_collections, update_op)
+        return value, update_op
+
+
+@tf_export("metrics.specificity_at_sensitivity")
+def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None, num_thresholds=200,
+                               metrics_collections=None, updates_collections=None, name=None):
+    """The specificity at the threshold whose sensitivity is closest to
+    ``sensitivity``: ``(specificity, update_op)``, float32 scalars.
+
+    Thresholds run uniformly from ``-1e-7`` to ``1 - 1e-7``; of equally close
+    sensitivities the last threshold wins, as TF1's.
+    """
+    if sensitivity < 0 or sensitivity > 1:
+        raise ValueError(f"`sensitivity` must be in the range [0, 1]. Currently, `sensitivity` is {sensitivity}.")
+    _check_both(metrics_collections, updates_collections)
+    with variable_scope(name, "specificity_at_sensitivity", [predictions, labels, weights]):
+        kepsilon = 1e-7
+        values, updates = _confusion_matrix_at_thresholds(
+            labels, predictions, _uniform_thresholds(num_thresholds, 1.0 - kepsilon), weights)
+
+        def compute(d, op_name):
+            tp, tn, fp, fn = d["tp"], d["tn"], d["fp"], d["fn"]
+            distance = math_ops.abs(math_ops.divide(tp, tp + fn + kepsilon) - sensitivity)
+            at_min = math_ops.cast(math_ops.equal(distance, reduction_ops.reduce_min(distance)), dtypes.int64)
+            index = math_ops.cast(reduction_ops.argmax(reduction_ops.cumsum(at_min), 0), dtypes.int32)
+            return math_ops.divide(tn[index], tn[index] + fp[index] + kepsilon, op_name)
+
+        value = compute(values, "value")
+        _add_to(metrics_collections, value)
+        update_op = compute(updates, "update_op")
+        _add_to(updates_collections, update_op)
+        return value, update_op
+
+
+# -- element-wise means ------------------------------------------------------------------------
+
+
+@tf_export("metrics.mean_cosine_distance")
+def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None, updates_collections=None,
+                         name=None):
+    """``1 - mean(sum(labels * predictions, dim))`` over all batches: ``(distance, update_op)``.
+
+    ``labels`` and ``predictions`` should be unit-normalized along ``dim``;
+    the variables are ``mean_cosine_distance/total`` and ``/count``, and
+    the distance is 1 before any update.
+    """
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    radial_diffs = reduction_ops.reduce_sum(math_ops.multiply(predictions, labels), axis=[dim], keepdims=True)
+    mean_distance, update_op = mean(radial_diffs, weights, None, None, name or "mean_cosine_distance")
+    mean_distance = math_ops.subtract(1.0, mean_distance)
+    update_op = math_ops.subtract(1.0, update_op)
+    _add_to(metrics_collections, mean_distance)
+    _add_to(updates_collections, update_op)
+    return mean_distance, update_op
+
+
+@tf_export("metrics.mean_relative_error")
+def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_collections=None,
+                        updates_collections=None, name=None):
+    """The (weighted) mean of ``|labels - predictions| / normalizer`` (0 where the normalizer is 0):
+    ``(error, update_op)``."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    normalizer, predictions, _ = _remove_squeezable_dimensions(normalizer, predictions, None)
+    relative_errors = where(math_ops.equal(normalizer, 0.0), array_ops.zeros_like(labels),
+                            math_ops.divide(math_ops.abs(labels - predictions), normalizer))
+    return mean(relative_errors, weights, metrics_collections, updates_collections, name or "mean_relative_error")
+
+
+@tf_export("metrics.percentage_below")
+def percentage_below(values, threshold, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) fraction of ``values`` below ``threshold``: ``(fraction, update_op)``.
+
+    Variables ``percentage_below_threshold/total`` and ``/count``.
+    """
+    is_below = math_ops.cast(math_ops.less(values, threshold), dtypes.float32)
+    return mean(is_below, weights, metrics_collections, updates_collections, name or "percentage_below_threshold")
+
+
+@tf_export("metrics.mean_tensor")
+def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The element-wise (weighted) mean of ``values`` over all batches: ``(mean, update_op)``.
+
+    ``values`` needs a fully defined static shape: the sums
+    ``mean/total_tensor`` and ``mean/count_tensor`` have that shape.
+
+    >>> import dflow as tf
+    >>> m, update = tf.metrics.mean_tensor(tf.constant([1.0, 4.0]))
+    >>> with tf.Session() as s:
+    ...     s.run(tf.local_variables_initializer())
+    ...     print(s.run(update))
+    [1. 4.]
+    """
+    _check_both(metrics_collections, updates_collections)
+    with variable_scope(name, "mean", [values, weights]):
+        values = math_ops.cast(values, dtypes.float32)
+        if not values.shape.is_fully_defined():
+            raise ValueError(f"mean_tensor: values must have a fully defined shape, got {values.shape}")
+        total = metric_variable(values.shape, dtypes.float32, name="total_tensor")
+        count = metric_variable(values.shape, dtypes.float32, name="count_tensor")
+        num_values = array_ops.ones_like(values)
+        if weights is not None:
+            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+            weights = broadcast_weights(math_ops.cast(weights, dtypes.float32), values)
+            values = math_ops.multiply(values, weights)
+            num_values = math_ops.multiply(num_values, weights)
+        update_total_op = assign_add(total, values)
+        update_count_op = assign_add(count, num_values)
+        mean_t = math_ops.div_no_nan(total, math_ops.maximum(count, 0.0), name="value")
+        _add_to(metrics_collections, mean_t)
+        update_op = math_ops.div_no_nan(update_total_op, math_ops.maximum(update_count_op, 0.0), name="update_op")
+        _add_to(updates_collections, update_op)
+        return mean_t, update_op
+
+
+# -- per class: mean_per_class_accuracy, mean_iou ---------------------------------------------
+
+
+def _flatten(t: Tensor) -> Tensor:
+    return array_ops.reshape(t, [-1]) if t.shape.ndims is None or t.shape.ndims > 1 else t
+
+
+def _check_num_classes(num_classes, fn_name: str) -> None:
+    if num_classes is None:
+        raise ValueError(f"{fn_name}: num_classes must be given (the size of the per-class variables)")
+
+
+@tf_export("metrics.mean_per_class_accuracy")
+def mean_per_class_accuracy(labels, predictions, num_classes, weights=None, metrics_collections=None,
+                            updates_collections=None, name=None):
+    """The mean over classes of each class's accuracy: ``(mean_accuracy, update_op)``.
+
+    ``labels`` and ``predictions`` are class ids in ``[0, num_classes)``
+    (flattened); the per-class sums are ``mean_accuracy/total`` (weight of
+    each label) and ``mean_accuracy/count`` (weight of correct ones), and
+    ``update_op`` is the float32 ``[num_classes]`` per-class accuracy.
+    """
+    _check_num_classes(num_classes, "mean_per_class_accuracy")
+    _check_both(metrics_collections, updates_collections)
+    with variable_scope(name, "mean_accuracy", [predictions, labels, weights]):
+        labels = _flatten(math_ops.cast(labels, dtypes.int64))
+        predictions = _flatten(convert_to_tensor(predictions))
+        predictions.shape.assert_is_compatible_with(labels.shape)
+        total = metric_variable([num_classes], dtypes.float32, name="total")
+        count = metric_variable([num_classes], dtypes.float32, name="count")
+        ones = array_ops.ones(array_ops.stack([array_ops.size(labels)]), dtypes.float32)
+        if labels.dtype is not predictions.dtype:
+            predictions = math_ops.cast(predictions, labels.dtype)
+        is_correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
+        if weights is not None:
+            weights = math_ops.cast(_flatten(convert_to_tensor(weights)), dtypes.float32)
+            is_correct = is_correct * weights
+            ones = ones * weights
+        update_total_op = scatter_add(total, labels, ones)
+        update_count_op = scatter_add(count, labels, is_correct)
+        per_class = math_ops.div_no_nan(count, math_ops.maximum(total, 0.0))
+        value = reduction_ops.reduce_mean(per_class, name="mean_accuracy")
+        _add_to(metrics_collections, value)
+        update_op = math_ops.div_no_nan(update_count_op, math_ops.maximum(update_total_op, 0.0), name="update_op")
+        _add_to(updates_collections, update_op)
+        return value, update_op
+
+
+@tf_export("metrics.mean_iou")
+def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None, updates_collections=None,
+             name=None):
+    """The mean intersection-over-union over the classes seen: ``(mean_iou, update_op)``.
+
+    Accumulates the float64 confusion matrix ``mean_iou/total_confusion_matrix``
+    (rows are labels); ``update_op`` returns that matrix, the value is the float32
+    mean of ``tp / (tp + fp + fn)`` over classes whose denominator is not 0.
+
+    >>> import dflow as tf
+    >>> m, update = tf.metrics.mean_iou([0, 1, 1], [0, 1, 0], num_classes=2)
+    >>> with tf.Session() as s:
+    ...     s.run(tf.local_variables_initializer())
+    ...     _ = s.run(update)
+    ...     print(s.run(m))
+    0.5
+    """
+    from dflow.ops.math_extra_ops import confusion_matrix
+
+    _check_num_classes(num_classes, "mean_iou")
+    _check_both(metrics_collections, updates_collections)
+    with variable_scope(name, "mean_iou", [predictions, labels, weights]):
+        labels, predictions = convert_to_tensor(labels), convert_to_tensor(predictions)
+        predictions.shape.assert_is_compatible_with(labels.shape)
+        total_cm = metric_variable([num_classes, num_classes], dtypes.float64, name="total_confusion_matrix")
+        predictions = _flatten(math_ops.cast(predictions, dtypes.int64))
+        labels = _flatten(math_ops.cast(labels, dtypes.int64))
+        if weights is not None:
+            weights = _flatten(convert_to_tensor(weights))
+        current_cm = confusion_matrix(labels, predictions, math_ops.cast(num_classes, dtypes.int64),
+                                      weights=weights, dtype=dtypes.float64)
+        update_op = assign_add(total_cm, current_cm)
+
+        sum_over_row = math_ops.cast(reduction_ops.reduce_sum(total_cm, 0), dtypes.float32)
+        sum_over_col = math_ops.cast(reduction_ops.reduce_sum(total_cm, 1), dtypes.float32)
+        cm_diag = math_ops.cast(array_ops.matrix_diag_part(total_cm), dtypes.float32)
+        denominator = sum_over_row + sum_over_col - cm_diag
+        num_valid = reduction_ops.reduce_sum(math_ops.cast(math_ops.not_equal(denominator, 0), dtypes.float32))
+        denominator = where(math_ops.greater(denominator, 0), denominator, array_ops.ones_like(denominator))
+        iou = math_ops.divide(cm_diag, denominator)
+        value = where(math_ops.greater(num_valid, 0), reduction_ops.reduce_sum(iou, name="mean_iou") / num_valid,
+                      convert_to_tensor(0.0))
+        _add_to(metrics_collections, value)
+        _add_to(updates_collections, update_op)
+        return value, update_op
+
+
+# -- at k: top-k class ids against label sets ---------------------------------------------------
+
+
+def _at_k_name(name: str, k=None, class_id=None) -> str:
+    name = f"{name}_at_{k}" if k is not None else f"{name}_at_k"
+    return f"{name}_class{class_id}" if class_id is not None else name
+
+
+def _check_k(k) -> None:
+    if k is not None and k < 1:
+        raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
+
+
+def _maybe_expand_labels(labels, predictions: Tensor):
+    """``labels`` of rank ``rank(predictions) - 1`` gain a last dimension of 1."""
+    with name_scope(None, "expand_labels", [labels, predictions]) as scope:
+        if isinstance(labels, SparseTensor):
+            from dflow.ops.sparse_ops import sparse_reshape
+
+            labels_rank = labels.dense_shape.shape[0] if labels.dense_shape.shape.ndims == 1 else None
+            if labels_rank is None or predictions.shape.ndims is None:
+                raise NotImplementedError("expand_labels: SparseTensor labels need a static rank (dflow reads it "
+                                          "from dense_shape's static length)")
+            if predictions.shape.ndims == labels_rank + 1:
+                return sparse_reshape(labels, array_ops.concat([labels.dense_shape, [1]], 0), name=scope)
+            return labels
+        labels = convert_to_tensor(labels)
+        labels_rank, predictions_rank = labels.shape.ndims, predictions.shape.ndims
+        if labels_rank is not None and predictions_rank is not None:
+            if predictions_rank == labels_rank:
+                return labels
+            if predictions_rank == labels_rank + 1:
+                return array_ops.expand_dims(labels, -1, name=scope)
+            raise ValueError(f"Unexpected labels shape {labels.shape} for predictions shape {predictions.shape}. "
+                             f"Predictions rank should be the same rank as labels rank or labels rank plus one .")
+        return cond(math_ops.equal(array_ops.rank(predictions), array_ops.rank(labels) + 1),
+                    lambda: array_ops.expand_dims(labels, -1, name=scope), lambda: labels)
+
+
+def _select_class_id(ids, selected_id):
+    """The entries of ``ids`` equal to ``selected_id``, as a SparseTensor of the shape of ``ids``."""
+    from dflow.ops.set_ops import set_intersection
+    from dflow.ops.sparse_ops import sparse_retain
+
+    if isinstance(ids, SparseTensor):
+        return sparse_retain(ids, math_ops.equal(ids.values, selected_id))
+    ids = convert_to_tensor(ids)
+    ids_shape = array_ops.shape(ids, out_type=dtypes.int64)
+    filled_shape = array_ops.concat([ids_shape[:-1], [1]], 0)
+    filled = array_ops.fill(filled_shape, math_ops.cast(selected_id, dtypes.int64))
+    result = set_intersection(filled, ids)
+    return SparseTensor(indices=result.indices, values=result.values, dense_shape=ids_shape)
+
+
+def _weighted_set_size(kind: str, labels, predictions_idx, class_id, weights) -> Tensor:
+    """Per row, the float64 size of ``predictions ∩ labels`` (tp), ``predictions - labels`` (fp)
+    or ``labels - predictions`` (fn), times ``weights``."""
+    from dflow.ops.set_ops import set_difference, set_intersection, set_size
+
+    op_names = {"tp": "true_positives", "fp": "false_positives", "fn": "false_negatives"}
+    with name_scope(None, op_names[kind], [predictions_idx, labels, weights]):
+        if class_id is not None:
+            labels, predictions_idx = _select_class_id(labels, class_id), _select_class_id(predictions_idx, class_id)
+        if kind == "tp":
+            found = set_intersection(predictions_idx, labels)
+        else:
+            found = set_difference(predictions_idx, labels, aminusb=kind == "fp")
+        count = math_ops.cast(set_size(found), dtypes.float64)
+        if weights is not None:
+            count = math_ops.multiply(count, broadcast_weights(math_ops.cast(weights, dtypes.float64), count))
+        return count
+
+
+def _streaming_count_at_k(kind: str, labels, predictions_idx, k, class_id, weights):
+    """A float64 metric variable ``<kind>_at_<k>[_class<id>]`` and the op adding one batch's count."""
+    stem = {"tp": "true_positive", "fp": "false_positive", "fn": "false_negative"}[kind]
+    with name_scope(None, _at_k_name(stem, k, class_id), [predictions_idx, labels, weights]) as scope:
+        count = _weighted_set_size(kind, labels, predictions_idx, class_id, weights)
+        batch_total = math_ops.cast(reduction_ops.reduce_sum(count), dtypes.float64)
+        var = metric_variable([], dtypes.float64, name=scope)
+        return var, assign_add(var, batch_total, name="update")
+
+
+def _ratio_at_top_k(stem: str, other: str, labels, predictions_idx, k, class_id, weights, metrics_collections,
+                    updates_collections, name):
+    _check_both(metrics_collections, updates_collections)
+    with name_scope(name, _at_k_name(stem, k, class_id), [predictions_idx, labels, weights]) as scope:
+        predictions_idx = convert_to_tensor(predictions_idx)
+        labels = _maybe_expand_labels(labels, predictions_idx)
+        top_k_idx = math_ops.cast(predictions_idx, dtypes.int64)
+        tp, tp_update = _streaming_count_at_k("tp", labels, top_k_idx, k, class_id, weights)
+        o, o_update = _streaming_count_at_k(other, labels, top_k_idx, k, class_id, weights)
+        metric = math_ops.divide(tp, math_ops.add(tp, o), name=scope)
+        _add_to(metrics_collections, metric)
+        update = math_ops.divide(tp_update, math_ops.add(tp_update, o_update), name="update")
+        _add_to(updates_collections, update)
+        return metric, update
+
+
+def _top_k_indices(predictions, k) -> Tensor:
+    _check_k(k)
+    return array_ops.top_k(predictions, k).indices
+
+
+@tf_export("metrics.precision_at_top_k")
+def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
+                       updates_collections=None, name=None):
+    """Precision of the predicted class ids ``predictions_idx`` (``[D1, ... DN, k]``) against
+    ``labels``: ``(precision, update_op)``, float64 scalars.
+
+    Counts live in ``precision_at_<k>/true_positive_at_<k>`` and
+    ``/false_positive_at_<k>`` (``_class<id>`` appended with ``class_id``);
+    weights broadcast to ``[D1, ... DN]``.
+    """
+    return _ratio_at_top_k("precision", "fp", labels, predictions_idx, k, class_id, weights, metrics_collections,
+                           updates_collections, name)
+
+
+@tf_export("metrics.recall_at_top_k")
+def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
+                    updates_collections=None, name=None):
+    """Recall of the predicted class ids ``predictions_idx`` (``[D1, ... DN, k]``) against
+    ``labels``: ``(recall, update_op)``, float64 scalars (``recall_at_<k>/true_positive_at_<k>``,
+    ``/false_negative_at_<k>``)."""
+    return _ratio_at_top_k("recall", "fn", labels, predictions_idx, k, class_id, weights, metrics_collections,
+                           updates_collections, name)
+
+
+@tf_export("metrics.precision_at_k")
+def precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                   updates_collections=None, name=None):
+    """How many of the ``k`` highest-scored classes of each row are labels: ``(precision, update_op)``.
+
+    ``predictions`` are scores ``[D1, ... DN, num_classes]``; ``labels`` int64
+    class ids ``[D1, ... DN]`` or ``[D1, ... DN, num_labels]``. With
+    ``class_id``, only that class counts. float64, NaN before the first row.
+
+    >>> import dflow as tf
+    >>> p, update = tf.metrics.precision_at_k(tf.constant([[1], [2]], tf.int64), [[.1, .8, .1], [.5, .2, .3]], 2)
+    >>> with tf.Session() as s:
+    ...     s.run(tf.local_variables_initializer())
+    ...     print(s.run(update))
+    0.5
+    """
+    with name_scope(name, _at_k_name("precision", k, class_id), [predictions, labels, weights]) as scope:
+        top_k_idx = _top_k_indices(predictions, k)
+        return precision_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections,
+                                  updates_collections, scope)
+
+
+@tf_export("metrics.sparse_precision_at_k")
+def sparse_precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                          updates_collections=None, name=None):
+    """Deprecated alias of ``precision_at_k``."""
+    return precision_at_k(labels, predictions, k, class_id, weights, metrics_collections, updates_collections, name)
+
+
+@tf_export("metrics.recall_at_k")
+def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                updates_collections=None, name=None):
+    """How many labels of each row are among its ``k`` highest-scored classes: ``(recall, update_op)``.
+
+    Arguments as ``precision_at_k``; counts ``recall_at_<k>/true_positive_at_<k>``
+    and ``/false_negative_at_<k>``.
+    """
+    with name_scope(name, _at_k_name("recall", k, class_id), [predictions, labels, weights]) as scope:
+        top_k_idx = _top_k_indices(predictions, k)
+        return recall_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections, updates_collections,
+                               scope)
+
+
+def _expand_and_tile(tensor: Tensor, multiple: int, dim: int = 0, name=None) -> Tensor:
+    if multiple < 1:
+        raise ValueError(f"Invalid argument multiple={multiple} for expand_and_tile  call. `multiple` must be an "
+                         f"integer > 0")
+    with name_scope(name, "expand_and_tile", [tensor]) as scope:
+        expanded = array_ops.expand_dims(tensor, dim if dim >= 0 else dim - 1, name="expand")
+        if multiple == 1:
+            return expanded
+        ones = array_ops.ones_like(array_ops.shape(tensor))
+        multiples = array_ops.concat([ones[:dim], [multiple], ones[dim:]], 0, name="multiples")
+        return array_ops.tile(expanded, multiples, name=scope)
+
+
+def _num_relevant(labels: Tensor, k: int) -> Tensor:
+    """Per row, ``min(k, number of labels >= 0)``."""
+    with name_scope(None, "num_relevant", [labels]) as scope:
+        num_labels = reduction_ops.reduce_sum(
+            where_v2(math_ops.greater_equal(labels, 0), array_ops.ones_like(labels), array_ops.zeros_like(labels)),
+            axis=-1)
+        return math_ops.minimum(num_labels, k, name=scope)
+
+
+def _average_precision_per_row(labels, predictions_idx: Tensor) -> Tensor:
+    """TF1's AveP per row: the precision at each rank ``i <= k`` whose prediction is a label,
+    summed and divided by ``min(k, number of labels)``."""
+    from dflow.ops.set_ops import set_intersection, set_size
+
+    with name_scope(None, "average_precision", [predictions_idx, labels]) as scope:
+        predictions_idx = math_ops.cast(predictions_idx, dtypes.int64, name="predictions_idx")
+        if predictions_idx.shape.ndims == 0:
+            raise ValueError("The rank of `predictions_idx` must be at least 1.")
+        k = predictions_idx.shape.as_list()[-1]
+        if k is None:
+            raise ValueError("The last dimension of predictions_idx must be set. Currently, it is None.")
+        labels = _maybe_expand_labels(labels, predictions_idx)
+        predictions_idx_per_k = array_ops.expand_dims(predictions_idx, -1, name="predictions_idx_per_k")
+        labels_per_k = _expand_and_tile(labels, multiple=k, dim=-1, name="labels_per_k")
+        with name_scope(None, "relevant_per_k"):
+            relevant_per_k = math_ops.cast(set_size(set_intersection(predictions_idx_per_k, labels_per_k)),
+                                           dtypes.float64)
+        tp_per_k = reduction_ops.cumsum(relevant_per_k, axis=-1, name="tp_per_k")
+        retrieved_per_k = reduction_ops.cumsum(array_ops.ones_like(relevant_per_k), axis=-1, name="retrieved_per_k")
+        precision_per_k = math_ops.divide(tp_per_k, retrieved_per_k, name="precision_per_k")
+        relevant_precision_per_k = math_ops.multiply(precision_per_k, relevant_per_k,
+                                                     name="relevant_precision_per_k")
+        precision_sum = reduction_ops.reduce_sum(relevant_precision_per_k, axis=(-1,), name="precision_sum")
+        num_relevant_items = math_ops.cast(_num_relevant(labels, k), dtypes.float64)
+        return math_ops.divide(precision_sum, num_relevant_items, name=scope)
+
+
+def _clean_out_of_range_indices(labels, num_classes: Tensor) -> Tensor:
+    """Labels ``>= num_classes`` become -1 (not relevant), as TF1 does before ranking."""
+    labels = convert_to_tensor(labels)
+    max_labels = reduction_ops.reduce_max(labels)
+    return cond(math_ops.greater_equal(max_labels, num_classes),
+                lambda: where_v2(math_ops.greater_equal(labels, num_classes), -1 * array_ops.ones_like(labels),
+                                 labels),
+                lambda: labels)
+
+
+@tf_export("metrics.average_precision_at_k")
+def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None, updates_collections=None,
+                           name=None):
+    """The mean over rows of each row's average precision at ``k``: ``(map, update_op)``, float64.
+
+    ``predictions`` are scores ``[D1, ... DN, num_classes]``; ``labels`` int64
+    ids ``[D1, ... DN]`` or ``[D1, ... DN, num_labels]`` (ids outside
+    ``[0, num_classes)`` are not relevant; a row without relevant labels is
+    NaN, as TF1's). Variables ``average_precision_at_<k>/max_1`` (rows or
+    their weight) and ``/total``; the value is 0 before any update.
+    """
+    if k < 1:
+        raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
+    _check_both(metrics_collections, updates_collections)
+    with name_scope(name, _at_k_name("average_precision", k), [predictions, labels, weights]) as scope:
+        predictions = convert_to_tensor(predictions)
+        predictions_idx = array_ops.top_k(predictions, k).indices
+        if isinstance(labels, SparseTensor):
+            raise NotImplementedError("average_precision_at_k: SparseTensor labels are not supported; pass dense "
+                                      "int64 labels padded with -1")
+        labels = _clean_out_of_range_indices(
+            labels, math_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64))
+        with name_scope(scope, "average_precision_at_top_k", [predictions_idx, labels, weights]) as scope:
+            average_precision = _average_precision_per_row(labels, predictions_idx)
+            if weights is not None:
+                weights = broadcast_weights(math_ops.cast(weights, dtypes.float64), average_precision)
+                average_precision = math_ops.multiply(average_precision, weights)
+            with name_scope(None, "max", [average_precision]) as max_scope:
+                max_var = metric_variable([], dtypes.float64, name=max_scope)
+                if weights is None:
+                    batch_max = math_ops.cast(array_ops.size(average_precision, name="batch_max"), dtypes.float64)
+                else:
+                    batch_max = reduction_ops.reduce_sum(weights, name="batch_max")
+                max_update = assign_add(max_var, batch_max, name="update")
+            with name_scope(None, "total", [average_precision]) as total_scope:
+                total_var = metric_variable([], dtypes.float64, name=total_scope)
+                batch_total = reduction_ops.reduce_sum(average_precision, name="batch_total")
+                total_update = assign_add(total_var, batch_total, name="update")
+            value = math_ops.div_no_nan(total_var, max_var, name="mean")
+            _add_to(metrics_collections, value)
+            update = math_ops.div_no_nan(total_update, max_update, name=scope)
+            _add_to(updates_collections, update)
+            return value, update
+
+
+@tf_export("metrics.sparse_average_precision_at_k")
+def sparse_average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
+                                  updates_collections=None, name=None):
+    """Deprecated alias of ``average_precision_at_k``."""
+    return average_precision_at_k(labels, predictions, k, weights, metrics_collections, updates_collections, name)
