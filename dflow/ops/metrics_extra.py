@@ -79,7 +79,7 @@ false_negatives_at_thresholds = _count_at_thresholds("fn", "false_negatives", "f
 true_negatives_at_thresholds = _count_at_thresholds("tn", "true_negatives", "true negatives")
 
 
-def _ratio_at_thresholds(default_name: str, other: str, short: str):
+def _ratio_at_thresholds(default_name: str, other: str, short: str, doc: str):
     def fn(labels, predictions, thresholds, weights=None, metrics_collections=None, updates_collections=None,
            name=None):
         _check_both(metrics_collections, updates_collections)
@@ -98,11 +98,12 @@ def _ratio_at_thresholds(default_name: str, other: str, short: str):
             return value, update_op
 
     fn.__name__ = default_name
+    fn.__doc__ = doc
     return tf_export(f"metrics.{default_name}")(fn)
 
 
-precision_at_thresholds = _ratio_at_thresholds("precision_at_thresholds", "fp", "precision")
-precision_at_thresholds.__doc__ = """``tp / (1e-7 + tp + fp)`` at each threshold: ``(precision, update_op)``, float32 ``[T]``.
+precision_at_thresholds = _ratio_at_thresholds("precision_at_thresholds", "fp", "precision", """\
+``tp / (1e-7 + tp + fp)`` at each threshold: ``(precision, update_op)``, float32 ``[T]``.
 
     >>> import dflow as tf
     >>> p, update = tf.metrics.precision_at_thresholds([1, 0, 1], [0.9, 0.6, 0.3], [0.5])
@@ -110,9 +111,9 @@ precision_at_thresholds.__doc__ = """``tp / (1e-7 + tp + fp)`` at each threshold
     ...     s.run(tf.local_variables_initializer())
     ...     print(s.run(update).round(4))
     [0.5]
-    """
-recall_at_thresholds = _ratio_at_thresholds("recall_at_thresholds", "fn", "recall")
-recall_at_thresholds.__doc__ = """``tp / (1e-7 + tp + fn)`` at each threshold: ``(recall, update_op)``, float32 ``[T]``."""
+    """)
+recall_at_thresholds = _ratio_at_thresholds("recall_at_thresholds", "fn", "recall", """\
+``tp / (1e-7 + tp + fn)`` at each threshold: ``(recall, update_op)``, float32 ``[T]``.""")
 
 
 def _uniform_thresholds(num_thresholds: int, top: float) -> list:
