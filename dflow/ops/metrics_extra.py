@@ -211,7 +211,7 @@ def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_c
     """The (weighted) mean of ``|labels - predictions| / normalizer`` (0 where the normalizer is 0):
     ``(error, update_op)``."""
     predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
-    normalizer, predictions, _ = _remove_squeezable_dimensions(normalizer, predictions, None)
+    predictions, normalizer, _ = _remove_squeezable_dimensions(predictions, normalizer, None)
     relative_errors = where(math_ops.equal(normalizer, 0.0), array_ops.zeros_like(labels),
                             math_ops.divide(math_ops.abs(labels - predictions), normalizer))
     return mean(relative_errors, weights, metrics_collections, updates_collections, name or "mean_relative_error")
@@ -245,7 +245,8 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
     with variable_scope(name, "mean", [values, weights]):
         values = math_ops.cast(values, dtypes.float32)
         if not values.shape.is_fully_defined():
-            raise ValueError(f"mean_tensor: values must have a fully defined shape, got {values.shape}")
+            dims = tuple(values.shape.as_list()) if values.shape.ndims is not None else "<unknown>"
+            raise ValueError(f"Cannot convert a partially known TensorShape {dims} to a Tensor.")
         total = metric_variable(values.shape, dtypes.float32, name="total_tensor")
         count = metric_variable(values.shape, dtypes.float32, name="count_tensor")
         num_values = array_ops.ones_like(values)
@@ -271,8 +272,8 @@ def _flatten(t: Tensor) -> Tensor:
 
 
 def _check_num_classes(num_classes, fn_name: str) -> None:
-    if num_classes is None:
-        raise ValueError(f"{fn_name}: num_classes must be given (the size of the per-class variables)")
+    if num_classes is None:  # TF1 fails creating the [num_classes] variables, with this message
+        raise TypeError(f"{fn_name}: num_classes: Expected int32, but got None of type 'NoneType'.")
 
 
 @tf_export("metrics.mean_per_class_accuracy")
@@ -366,11 +367,6 @@ def _at_k_name(name: str, k=None, class_id=None) -> str:
     return f"{name}_class{class_id}" if class_id is not None else name
 
 
-def _check_k(k) -> None:
-    if k is not None and k < 1:
-        raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
-
-
 def _maybe_expand_labels(labels, predictions: Tensor):
     """``labels`` of rank ``rank(predictions) - 1`` gain a last dimension of 1."""
     with name_scope(None, "expand_labels", [labels, predictions]) as scope:
@@ -457,11 +453,6 @@ def _ratio_at_top_k(stem: str, other: str, labels, predictions_idx, k, class_id,
         return metric, update
 
 
-def _top_k_indices(predictions, k) -> Tensor:
-    _check_k(k)
-    return array_ops.top_k(predictions, k).indices
-
-
 @tf_export("metrics.precision_at_top_k")
 def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
                        updates_collections=None, name=None):
@@ -503,7 +494,7 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_
     0.5
     """
     with name_scope(name, _at_k_name("precision", k, class_id), [predictions, labels, weights]) as scope:
-        top_k_idx = _top_k_indices(predictions, k)
+        top_k_idx = array_ops.top_k(predictions, k).indices
         return precision_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections,
                                   updates_collections, scope)
 
@@ -524,16 +515,31 @@ def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_col
     and ``/false_negative_at_<k>``.
     """
     with name_scope(name, _at_k_name("recall", k, class_id), [predictions, labels, weights]) as scope:
-        top_k_idx = _top_k_indices(predictions, k)
+        top_k_idx = array_ops.top_k(predictions, k).indices
         return recall_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections, updates_collections,
                                scope)
 
 
-def _expand_and_tile(tensor: Tensor, multiple: int, dim: int = 0, name=None) -> Tensor:
+def _expand_and_tile(tensor, multiple: int, dim: int = 0, name=None):
+    """``tensor`` with a new dimension before ``dim`` (counted as TF1 counts it), repeated ``multiple`` times."""
+    from dflow.ops.sparse_ops import sparse_concat, sparse_reshape
+
     if multiple < 1:
         raise ValueError(f"Invalid argument multiple={multiple} for expand_and_tile  call. `multiple` must be an "
                          f"integer > 0")
     with name_scope(name, "expand_and_tile", [tensor]) as scope:
+        if isinstance(tensor, SparseTensor):
+            if dim < 0:
+                expand_at = array_ops.reshape(array_ops.size(tensor.dense_shape) + dim, [1])
+            else:
+                expand_at = [dim]
+            expanded_shape = array_ops.concat(
+                [array_ops.slice(tensor.dense_shape, [0], expand_at), convert_to_tensor([1], dtypes.int64),
+                 array_ops.slice(tensor.dense_shape, expand_at, [-1])], 0, name="expanded_shape")
+            expanded = sparse_reshape(tensor, expanded_shape, name="expand")
+            if multiple == 1:
+                return expanded
+            return sparse_concat(dim - 1 if dim < 0 else dim, [expanded] * multiple, name=scope)
         expanded = array_ops.expand_dims(tensor, dim if dim >= 0 else dim - 1, name="expand")
         if multiple == 1:
             return expanded
@@ -543,8 +549,12 @@ def _expand_and_tile(tensor: Tensor, multiple: int, dim: int = 0, name=None) -> 
 
 
 def _num_relevant(labels: Tensor, k: int) -> Tensor:
-    """Per row, ``min(k, number of labels >= 0)``."""
+    """Per row, ``min(k, number of labels >= 0)`` (of a SparseTensor, of the labels present)."""
+    from dflow.ops.set_ops import set_size
+
     with name_scope(None, "num_relevant", [labels]) as scope:
+        if isinstance(labels, SparseTensor):
+            return math_ops.minimum(set_size(labels), k, name=scope)
         num_labels = reduction_ops.reduce_sum(
             where_v2(math_ops.greater_equal(labels, 0), array_ops.ones_like(labels), array_ops.zeros_like(labels)),
             axis=-1)
@@ -579,14 +589,19 @@ def _average_precision_per_row(labels, predictions_idx: Tensor) -> Tensor:
         return math_ops.divide(precision_sum, num_relevant_items, name=scope)
 
 
-def _clean_out_of_range_indices(labels, num_classes: Tensor) -> Tensor:
+def _clean_out_of_range_indices(labels, num_classes: Tensor):
     """Labels ``>= num_classes`` become -1 (not relevant), as TF1 does before ranking."""
-    labels = convert_to_tensor(labels)
-    max_labels = reduction_ops.reduce_max(labels)
-    return cond(math_ops.greater_equal(max_labels, num_classes),
-                lambda: where_v2(math_ops.greater_equal(labels, num_classes), -1 * array_ops.ones_like(labels),
-                                 labels),
-                lambda: labels)
+
+    def clean(values):
+        return where_v2(math_ops.greater_equal(values, num_classes), -1 * array_ops.ones_like(values), values)
+
+    values = labels.values if isinstance(labels, SparseTensor) else convert_to_tensor(labels)
+    max_labels = reduction_ops.reduce_max(values)
+    # TF1 conds on the SparseTensor; dflow's cond carries dense tensors, so it conds on the values.
+    values = cond(math_ops.greater_equal(max_labels, num_classes), lambda: clean(values), lambda: values)
+    if isinstance(labels, SparseTensor):
+        return SparseTensor(labels.indices, values, labels.dense_shape)
+    return values
 
 
 @tf_export("metrics.average_precision_at_k")
@@ -606,9 +621,6 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
     with name_scope(name, _at_k_name("average_precision", k), [predictions, labels, weights]) as scope:
         predictions = convert_to_tensor(predictions)
         predictions_idx = array_ops.top_k(predictions, k).indices
-        if isinstance(labels, SparseTensor):
-            raise NotImplementedError("average_precision_at_k: SparseTensor labels are not supported; pass dense "
-                                      "int64 labels padded with -1")
         labels = _clean_out_of_range_indices(
             labels, math_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64))
         with name_scope(scope, "average_precision_at_top_k", [predictions_idx, labels, weights]) as scope:
