@@ -52,7 +52,9 @@ def metric_variable(shape, dtype, validate_shape=True, name=None) -> Variable:
 
 def _check_collections(collections, what: str) -> None:
     if collections is not None and not isinstance(collections, (str, list, tuple)):
-        raise ValueError(f"{what} should be a list or tuple of collection names, got {collections!r}")
+        # TF1 fails iterating them when it adds the metric: TypeError "'int' object is not iterable"
+        raise TypeError(f"{what} should be a list or tuple of collection names, got {collections!r}: "
+                        f"'{type(collections).__name__}' object is not iterable")
 
 
 def _add_to(collections, value) -> None:
