@@ -487,3 +487,69 @@ def test_edge_cases_as_tf():
     assert value.name == "precision_at_k:0" and _update((value, update)) == pytest.approx(1 / 3)
     # a row whose labels are all -1 (padding) has no relevant label: its average precision is NaN
     assert math.isnan(_update(tf.metrics.average_precision_at_k(c([[1, -1], [-1, -1]], i64), c(S), 2)))
+
+
+# -- more shapes: 3-D scores, unknown ranks, 2-D class ids, squeezed normalizers, ties ------------------
+
+S3 = np.array([[[0.1, 0.5, 0.2, 0.2], [0.3, 0.1, 0.4, 0.2]], [[0.6, 0.1, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]]],
+              np.float32)
+L3 = np.array([[1, 2], [0, 0]], np.int64)
+L3B = np.array([[[1, 3], [2, 0]], [[0, 1], [1, 2]]], np.int64)
+W2 = np.array([[1.0, 2.0], [0.5, 1.0]], np.float32)
+P2 = np.array([[1, 1], [0, 2]], np.int32)
+TIE_L, TIE_P = np.array([1, 0, 1, 0, 1, 0]), np.array([0.3, 0.4, 0.6, 0.45, 0.9, 0.55], np.float32)
+TP_L, TP_P = np.array([[1, 0], [1, 1]]), np.array([[0.3, 0.6], [0.7, 0.05]], np.float32)
+W21 = np.array([[2.0], [0.5]], np.float32)
+
+# name -> (placeholder specs, metric of the placeholders, fed batches, TF's update_op after each batch, then value)
+MORE = {
+    "p3d": ([(tf.int64, [None, 2]), (tf.float32, [None, 2, 4])], lambda a, b: tf.metrics.precision_at_k(a, b, 2),
+            [[L3, S3], [L3[::-1], S3]], [0.375, 0.3125, 0.3125]),
+    "r3d_w": ([(tf.int64, [None, 2, 2]), (tf.float32, [None, 2, 4]), (tf.float32, [None, 2])],
+              lambda a, b, w: tf.metrics.recall_at_k(a, b, 1, weights=w),
+              [[L3B, S3, W2], [L3B[::-1], S3, W2]], [0.3888888888888889, 0.3611111111111111, 0.3611111111111111]),
+    "ap3d_w": ([(tf.int64, [None, 2, 2]), (tf.float32, [None, 2, 4]), (tf.float32, [None, 1])],
+               lambda a, b, w: tf.metrics.average_precision_at_k(a, b, 2, weights=w),
+               [[L3B, S3, W2[:, :1]], [L3B[::-1], S3, W2[:, 1:]]], [0.625, 0.4583333333333333, 0.4583333333333333]),
+    "p_unknown_rank": ([(tf.int64, None), (tf.float32, None)], lambda a, b: tf.metrics.precision_at_k(a, b, 2),
+                       [[L3, S3], [L3B, S3]], [0.375, 0.5, 0.5]),
+    "r_unknown_rank_class": ([(tf.int64, None), (tf.float32, [None, 2, 4])],
+                             lambda a, b: tf.metrics.recall_at_k(a, b, 2, class_id=1),
+                             [[L3, S3], [L3B, S3]], [1.0, 0.5, 0.5]),
+    "iou_2d_w": ([(tf.int32, [None, 2]), (tf.int32, [None, 2]), (tf.float32, [None, 2])],
+                 lambda a, b, w: tf.metrics.mean_iou(a, b, 3, weights=w),
+                 [[L3.astype(np.int32), P2, W2]], [[[0.5, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 2.0, 0.0]],
+                                                   0.2222222238779068]),
+    "pca_2d_w": ([(tf.int32, [None, 2]), (tf.int32, [None, 2]), (tf.float32, [None, 2])],
+                 lambda a, b, w: tf.metrics.mean_per_class_accuracy(a, b, 3, weights=w),
+                 [[L3.astype(np.int32), P2, W2]], [[0.3333333432674408, 1.0, 0.0], 0.4444444477558136]),
+    "cos_dim0": ([(tf.float32, [2, 2]), (tf.float32, [2, 2])], lambda a, b: tf.metrics.mean_cosine_distance(a, b, 0),
+                 [[np.array([[0.6, 1], [0.8, 0]], np.float32), np.array([[0, 0.6], [1, 0.8]], np.float32)]],
+                 [0.2999999523162842, 0.2999999523162842]),
+    "mre_squeezed": ([(tf.float32, [None]), (tf.float32, [None, 1]), (tf.float32, [None])],
+                     lambda a, b, n: tf.metrics.mean_relative_error(a, b, n),
+                     [[np.array([1.0, 2.0], np.float32), np.array([[1.5], [2.5]], np.float32),
+                       np.array([2.0, 0.5], np.float32)]], [0.625, 0.625]),
+    "sens_first_of_ties": ([(tf.int64, [None]), (tf.float32, [None])],
+                           lambda a, b: tf.metrics.sensitivity_at_specificity(a, b, 0.5, num_thresholds=5),
+                           [[TIE_L, TIE_P]], [0.6666666865348816, 0.6666666865348816]),
+    "spec_last_of_ties": ([(tf.int64, [None]), (tf.float32, [None])],
+                          lambda a, b: tf.metrics.specificity_at_sensitivity(a, b, 0.5, num_thresholds=5),
+                          [[TIE_L, TIE_P]], [1.0, 1.0]),
+    "tp_2d_w": ([(tf.int64, [None, 2]), (tf.float32, [None, 2]), (tf.float32, [None, 1])],
+                lambda a, b, w: tf.metrics.true_positives_at_thresholds(a, b, [0.1, 0.5], weights=w),
+                [[TP_L, TP_P, W21]], [[2.5, 0.5], [2.5, 0.5]]),
+    "pb_2d_named": ([(tf.float32, [None, 2]), (tf.float32, [None, 1])],
+                    lambda a, w: tf.metrics.percentage_below(a, 0.5, weights=w, name="pb"), [[TP_P, W21]], [0.5, 0.5]),
+}
+
+
+@pytest.mark.parametrize("name", MORE)
+def test_more_shapes_match_tf(name):
+    specs, fn, feeds, want = MORE[name]
+    phs = [tf.placeholder(dtype, shape) for dtype, shape in specs]
+    value, update = fn(*phs)
+    with tf.Session() as s:
+        s.run(tf.local_variables_initializer())
+        got = [as_list(s.run(update, dict(zip(phs, feed)))) for feed in feeds] + [as_list(s.run(value))]
+    assert close(got, want)
