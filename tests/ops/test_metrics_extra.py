@@ -553,3 +553,10 @@ def test_more_shapes_match_tf(name):
         s.run(tf.local_variables_initializer())
         got = [as_list(s.run(update, dict(zip(phs, feed)))) for feed in feeds] + [as_list(s.run(value))]
     assert close(got, want)
+
+
+def test_sparse_tensor_value_labels_as_tf():
+    labels = tf.SparseTensorValue(SP_IDX1, SP_VAL1, [3, 3])  # TF's first "ksp" batch, fed constants
+    assert _update(tf.metrics.precision_at_k(labels, SCORES[:3], 2)) == STREAMS["precision_at_k_sparse"][1]
+    assert _update(tf.metrics.average_precision_at_k(labels, SCORES[:3], 3)) == pytest.approx(
+        STREAMS["average_precision_at_k_sparse"][1])
