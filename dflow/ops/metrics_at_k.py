@@ -39,13 +39,17 @@ def _maybe_expand_labels(labels, predictions: Tensor):
         if isinstance(labels, SparseTensor):
             from dflow.ops.sparse_ops import sparse_reshape
 
-            labels_rank = labels.dense_shape.shape[0] if labels.dense_shape.shape.ndims == 1 else None
-            if labels_rank is None or predictions.shape.ndims is None:
-                raise NotImplementedError("expand_labels: SparseTensor labels need a static rank (dflow reads it "
-                                          "from dense_shape's static length)")
-            if predictions.shape.ndims == labels_rank + 1:
-                return sparse_reshape(labels, array_ops.concat([labels.dense_shape, [1]], 0), name=scope)
-            return labels
+            dense_shape = labels.dense_shape
+            labels_rank = dense_shape.shape[0] if dense_shape.shape.ndims == 1 else None
+            if labels_rank is not None and predictions.shape.ndims is not None:
+                if predictions.shape.ndims == labels_rank + 1:
+                    return sparse_reshape(labels, array_ops.concat([dense_shape, [1]], 0), name=scope)
+                return labels
+            # TF1 conds on the SparseTensor; dflow's cond carries dense tensors, so it picks the shape.
+            shape = cond(math_ops.equal(array_ops.rank(predictions), array_ops.size(dense_shape) + 1),
+                         lambda: array_ops.concat([dense_shape, convert_to_tensor([1], dtypes.int64)], 0),
+                         lambda: dense_shape)
+            return sparse_reshape(labels, shape, name=scope)
         labels_rank, predictions_rank = labels.shape.ndims, predictions.shape.ndims
         if labels_rank is not None and predictions_rank is not None:
             if predictions_rank == labels_rank:

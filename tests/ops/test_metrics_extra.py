@@ -560,3 +560,16 @@ def test_sparse_tensor_value_labels_as_tf():
     assert _update(tf.metrics.precision_at_k(labels, SCORES[:3], 2)) == STREAMS["precision_at_k_sparse"][1]
     assert _update(tf.metrics.average_precision_at_k(labels, SCORES[:3], 3)) == pytest.approx(
         STREAMS["average_precision_at_k_sparse"][1])
+
+
+def test_sparse_labels_of_unknown_rank_as_tf():
+    labels, p = tf.sparse_placeholder(tf.int64), tf.placeholder(tf.float32, [None, 5])
+    updates = [tf.metrics.precision_at_k(labels, p, 2)[1],
+               tf.metrics.recall_at_k(labels, tf.placeholder_with_default(p, None), 2, class_id=1)[1],
+               tf.metrics.average_precision_at_k(labels, p, 2)[1]]
+    batches = [(tf.SparseTensorValue(SP_IDX1, SP_VAL1, [3, 3]), SCORES[:3]),
+               (tf.SparseTensorValue(SP_IDX2, SP_VAL2, [3, 2]), SCORES[3:])]
+    with tf.Session() as s:
+        s.run(tf.local_variables_initializer())
+        got = [as_list(s.run(updates, {labels: lab, p: scores})) for lab, scores in batches]
+    assert close(got, [[0.8333333333333334, 1.0, 1.0], [0.6666666666666666, 1.0, 0.75]])
