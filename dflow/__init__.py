@@ -42,6 +42,8 @@ from dflow.ops import special_math_ops as _special_math_ops  # noqa: F401 - tf.l
 from dflow.ops import fft_ops as _fft_ops  # noqa: F401 - tf.signal.fft*, tf.spectral.*
 from dflow.ops import signal_ops as _signal_ops  # noqa: F401 - tf.signal.frame, stft, dct, mfccs, windows, ...
 from dflow.ops import metrics_ops as _metrics_ops  # noqa: F401 - tf.metrics.*
+from dflow.ops import metrics_extra as _metrics_extra  # noqa: F401 - tf.metrics at thresholds, per class
+from dflow.ops import metrics_at_k as _metrics_at_k  # noqa: F401 - tf.metrics.precision_at_k, recall_at_k, ...
 from dflow.ops import nn_ops as _nn_ops  # noqa: F401
 from dflow.ops import nn_reshape_ops as _nn_reshape_ops  # noqa: F401
 from dflow.ops import conv_variants as _conv_variants  # noqa: F401 - tf.nn.conv1d/3d, *_transpose, depthwise, separable

@@ -52,7 +52,9 @@ def metric_variable(shape, dtype, validate_shape=True, name=None) -> Variable:
 
 def _check_collections(collections, what: str) -> None:
     if collections is not None and not isinstance(collections, (str, list, tuple)):
-        raise ValueError(f"{what} should be a list or tuple of collection names, got {collections!r}")
+        # TF1 fails iterating them when it adds the metric: TypeError "'int' object is not iterable"
+        raise TypeError(f"{what} should be a list or tuple of collection names, got {collections!r}: "
+                        f"'{type(collections).__name__}' object is not iterable")
 
 
 def _add_to(collections, value) -> None:
@@ -431,10 +433,16 @@ register("_AucFromConfusion", infer=_auc_infer, kernel=_auc_kernel)
 not_differentiable("_AucFromConfusion")
 
 
-def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None):
+def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None, includes=None):
     """Variables ``true_positives``, ``false_negatives``, ``true_negatives`` and
     ``false_positives`` of shape ``[len(thresholds)]`` and their update ops
-    (prediction ``> threshold`` counts as positive), as dicts keyed tp/fn/tn/fp."""
+    (prediction ``> threshold`` counts as positive), as dicts keyed tp/fn/tn/fp;
+    ``includes`` (keys from those four) creates only some of them, as TF1."""
+    all_includes = ("tp", "fn", "tn", "fp")
+    includes = all_includes if includes is None else includes
+    for key in includes:
+        if key not in all_includes:
+            raise ValueError(f"Invalid key: {key}")
     predictions = convert_to_tensor(predictions)
     checked = apply_op("_CheckedPredictions", [predictions], name="assert_in_range").outputs[0]
     predictions, labels, weights = _remove_squeezable_dimensions(
@@ -448,6 +456,8 @@ def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=Non
     for key, var_name, batch in zip(("tp", "fn", "tn", "fp"),
                                     ("true_positives", "false_negatives", "true_negatives", "false_positives"),
                                     counts):
+        if key not in includes:
+            continue
         var = metric_variable([len(thresholds)], dtypes.float32, name=var_name)
         values[key] = var
         updates[key] = assign_add(var, batch)
