@@ -15,6 +15,7 @@ On a cluster target the same interface is served by Dask actors.
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 
@@ -25,13 +26,15 @@ class VariableState:
     """One variable's value. Updates replace the array (never write in place),
     so values already returned to callers never change under them."""
 
-    __slots__ = ("name", "value", "lock", "spec")
+    __slots__ = ("name", "value", "lock", "spec", "updates", "updated")
 
     def __init__(self, name: str):
         self.name = name
         self.value = None
         self.lock = threading.Lock()
         self.spec = None  # (dtype, static shape) of the variable op that created it
+        self.updates = 0  # assignments and updates so far, and when the last one was (time.time): the dashboard's
+        self.updated = None
 
     def read(self):
         v = self.value
@@ -50,6 +53,8 @@ class VariableState:
                     None, None, f"Assign requires shapes of both tensors to match. lhs shape= {list(old.shape)} "
                                 f"rhs shape= {list(value.shape)} (variable {self.name})")
             self.value = value
+            self.updates += 1
+            self.updated = _clock()
         return value
 
     def update(self, fn):
@@ -68,11 +73,16 @@ class VariableState:
                 new = np.asarray(new)
                 new.flags.writeable = False
             self.value = new
+            self.updates += 1
+            self.updated = _clock()
         return new
 
     @property
     def initialized(self) -> bool:
         return self.value is not None
+
+
+_clock = time.time
 
 
 def _frozen(value):
@@ -148,6 +158,34 @@ class SessionResources:
                         raise errors.NotFoundError(None, None, f"Resource {key} does not exist in this session.")
                     res = self._resources[key] = factory()
         return res
+
+    def snapshot(self) -> dict:
+        """What the dashboard shows of this store: ``{"variables": [...], "queues": [...]}``.
+
+        Reads copies of the dicts and one field at a time of each state, never a
+        lock that a run holds (a row may be a moment older than its neighbour)."""
+        variables = []
+        for (container, shared), var in self._variables.copy().items():
+            value, spec = var.value, var.spec
+            if spec is not None:
+                dtype = spec[0].name
+                shape = spec[1].as_list() if spec[1].rank is not None else None
+            else:
+                dtype, shape = None, None
+            if value is not None:
+                dtype = dtype or str(value.dtype)
+                shape = [int(d) for d in value.shape]
+            variables.append({"name": var.name, "container": container, "shared_name": shared, "dtype": dtype,
+                              "shape": shape, "bytes": int(getattr(value, "nbytes", 0) or 0),
+                              "initialized": value is not None,
+                              "gpu": value is not None and type(value).__module__.startswith("cupy"),
+                              "updates": var.updates, "updated": var.updated})
+        queues = []
+        for res in self._resources.copy().values():
+            describe = getattr(res, "describe", None)
+            if describe is not None:
+                queues.append(describe())
+        return {"variables": variables, "queues": queues}
 
     def clear(self) -> None:
         with self._lock:
