@@ -89,6 +89,8 @@ class DflowExtension:
         for k in ("runs", "errors", "last_error", "closed", "steps_per_s"):
             entry[k] = report.get(k)
         entry["last_seen"] = now
+        if report.get("trace") is not None:
+            entry["trace"] = report["trace"]
         if report.get("graph") is not None:
             entry["graph"] = report["graph"]
             entry["graph_version"] += 1
@@ -121,6 +123,7 @@ class DflowExtension:
         row["step_times"] = [{"time": t, "seconds": s} for t, s in e["step_times"]]
         graph = e["graph"] or {}
         row["partition_list"] = graph.get("partitions", [])
+        row["trace"] = e.get("trace")  # the last RunOptions(FULL_TRACE) run's slowest ops, or None
         return row
 
     def graph(self, sid: str | None = None, search: str | None = None, limit: int = 2000) -> dict | None:

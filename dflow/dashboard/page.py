@@ -60,6 +60,8 @@ PAGE = r"""<!DOCTYPE html>
   <tbody></tbody></table>
  <h2>Steps per second <span id="plotlabel" class="idle"></span></h2>
  <svg id="plot" width="720" height="180"></svg>
+ <h2>Slowest ops of the last traced run <span id="tracelabel" class="idle"></span></h2>
+ <table id="trace"><thead><tr><th>op</th><th>type</th><th>device</th><th>ms</th></tr></thead><tbody></tbody></table>
 </section>
 
 <section>
@@ -168,6 +170,16 @@ function drawPlot(detail) {
   svg.innerHTML = g;
 }
 
+function drawTrace(detail) {
+  const t = detail ? detail.trace : null;
+  document.getElementById("tracelabel").textContent = t ? `${ago(t.time)}: ${t.ops_traced} ops in ` +
+    `${num(t.span_ms, 2)} ms` : "";
+  rows("trace", t ? t.slowest.slice(0, 10).map(o =>
+    `<tr><td>${esc(o.name)}</td><td>${esc(o.type)}</td><td>${esc(o.device)}</td><td class="num">${num(o.ms, 3)}</td></tr>`
+  ).join("") : '<tr><td colspan="4" class="idle">no run of this session was traced ' +
+    '(sess.run(..., options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=...))</td></tr>');
+}
+
 function drawPlacement(data) {
   rows("placement", data.devices.map(d =>
     `<tr><td><span class="swatch" style="background:${colorOf(d.device)}"></span>${esc(d.device)}</td>` +
@@ -248,7 +260,9 @@ async function refresh() {
   try {
     const sessions = await getJSON("sessions");
     const current = drawSessions(sessions);
-    drawPlot(current ? await getJSON("session/" + encodeURIComponent(current.id)) : null);
+    const detail = current ? await getJSON("session/" + encodeURIComponent(current.id)) : null;
+    drawPlot(detail);
+    drawTrace(detail);
     drawPlacement(await getJSON("placement"));
     if (tick % 2 === 0) {
       drawVariables(await getJSON("variables"));

@@ -51,6 +51,21 @@ def graph_doc(partitions) -> dict:
                            for p in partitions]}
 
 
+def trace_doc(when: float, partitions, stats, top: int = 50) -> dict:
+    """The slowest ops of a traced run (``RunOptions(trace_level=FULL_TRACE)``): name, type,
+    device and milliseconds, slowest first, and the run's span from first start to last end."""
+    ops, first, last = [], None, None
+    for p, part_stats in zip(partitions, stats):
+        for i, t0, t1 in part_stats:
+            op = p.ops[i]
+            ops.append({"name": op.name, "type": op.type, "device": p.device, "ms": (t1 - t0) / 1e6})
+            first = t0 if first is None else min(first, t0)
+            last = t1 if last is None else max(last, t1)
+    ops.sort(key=lambda o: -o["ms"])
+    return {"time": when, "ops_traced": len(ops), "span_ms": (last - first) / 1e6 if ops else 0.0,
+            "slowest": ops[:top]}
+
+
 class SessionReporter:
     """One cluster session's runs, reported to the scheduler at most every ``REPORT_S``."""
 
@@ -70,9 +85,13 @@ class SessionReporter:
         self._plan = None  # the partitions of the last run
         self._graph_plan = None  # the partitions whose graph the scheduler has
         self._last = (self._started, 0)  # (time, runs) of the last report
+        self._trace = None  # (time, partitions, step stats) of the last traced run, until reported
 
-    def ran(self, partitions, seconds: float, error: BaseException | None = None) -> None:
-        """Records one run (called by the session's thread after each run)."""
+    def ran(self, partitions, seconds: float, error: BaseException | None = None, stats=None) -> None:
+        """Records one run (called by the session's thread after each run); ``stats``: a traced
+        run's ``(op position, start_ns, end_ns)`` lists, one per partition (``RunOptions(FULL_TRACE)``)."""
+        if stats is not None:
+            self._trace = (time.time(), partitions, stats)
         with self._lock:
             self.runs += 1
             self._times.append((time.time(), seconds))
@@ -100,6 +119,9 @@ class SessionReporter:
         out = {"id": self.id, "host": socket.gethostname(), "pid": os.getpid(), "started": self._started,
                "time": now, "runs": runs, "errors": errors, "last_error": last_error, "closed": closed,
                "steps_per_s": (runs - runs0) / max(now - t0, 1e-6), "step_times": times}
+        trace, self._trace = self._trace, None
+        if trace is not None:
+            out["trace"] = trace_doc(*trace)
         plan = self._plan
         if plan is not None and plan is not self._graph_plan:
             out["graph"] = graph_doc(plan)

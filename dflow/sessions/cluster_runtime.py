@@ -274,7 +274,7 @@ class ClusterRuntime:
                 self.reporter.ran(partitions, time.perf_counter() - start, e)
             raise
         if self.reporter is not None:
-            self.reporter.ran(partitions, time.perf_counter() - start)
+            self.reporter.ran(partitions, time.perf_counter() - start, stats=[r[-1] for r in out] if traced else None)
         return out
 
     def _run(self, partitions, programs, feeds, token, traced, ctx) -> list:

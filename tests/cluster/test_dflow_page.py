@@ -81,7 +81,12 @@ class Training:
     def _train(self):
         try:
             while not self.stop.is_set():
-                self.sess.run(self.train, {self.x: [[1.0, 2.0]]})
+                if self.steps == 5:  # one traced step feeds the page's slowest-ops table
+                    options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+                    self.sess.run(self.train, {self.x: [[1.0, 2.0]]}, options=options,
+                                  run_metadata=tf.RunMetadata())
+                else:
+                    self.sess.run(self.train, {self.x: [[1.0, 2.0]]})
                 self.steps += 1
         except tf.errors.OpError as e:  # the worker test kills a worker
             self.error = e
@@ -120,6 +125,11 @@ def test_the_page_and_its_json_name_the_users_ops_devices_variables_and_queue(lo
         status, detail = get(f"{base}/dflow/json/session/{mine['id']}")
         assert status == 200 and detail["history"] and detail["history"][-1]["steps_per_s"] > 0
         assert detail["step_times"] and all(s["seconds"] > 0 for s in detail["step_times"])
+        trace = detail["trace"]  # the traced step's ops, slowest first
+        assert trace["ops_traced"] >= mine["graph_ops"] - 2 and trace["span_ms"] > 0
+        slowest = {o["name"]: o for o in trace["slowest"]}
+        assert slowest["gradients/MatMul_grad/MatMul_1"]["device"] == WORKER1
+        assert [o["ms"] for o in trace["slowest"]] == sorted((o["ms"] for o in trace["slowest"]), reverse=True)
 
         status, placement = get(base + "/dflow/json/placement")
         rows = {r["device"]: r for r in placement["devices"]}
@@ -258,6 +268,7 @@ def test_the_page_renders_in_headless_chromium_without_javascript_errors(local_c
     # the tables and plots were filled by the page's script from the JSON
     assert "browser_w" in html and "browser_queue" in html and PS in html and "running" in html
     assert "<polyline" in html and "gradients/MatMul_grad/MatMul_1" in html and "updated " in html
+    assert "ops in " in html  # the traced step's table
     errors = [line for line in (dom.stderr + shot_run.stderr).splitlines()
               if "Uncaught" in line or ("CONSOLE" in line and "error" in line.lower())]
     assert not errors, errors
