@@ -232,9 +232,10 @@ class DflowExtension:
                 continue  # a worker that has run no dflow graph yet (no handler)
             task = self._task_of(address) or address
             for v in reply["variables"]:
-                variables.append(dict(v, device=f"{task}/device:{'GPU' if v['gpu'] else 'CPU'}:0", worker=address))
+                device = v["device"] or f"{task}/device:{'GPU' if v['gpu'] else 'CPU'}:0"
+                variables.append(dict(v, device=device, worker=address))
             for q in reply["queues"]:
-                queues.append(dict(q, device=f"{task}/device:CPU:0", worker=address))
+                queues.append(dict(q, device=q.get("device") or f"{task}/device:CPU:0", worker=address))
         variables.sort(key=lambda r: (r["name"], r["device"]))
         queues.sort(key=lambda r: (r["name"], r["device"]))
         return variables, queues
