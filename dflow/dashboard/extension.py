@@ -25,6 +25,7 @@ from distributed.diagnostics.plugin import SchedulerPlugin
 from distributed.diagnostics.task_stream import TaskStreamPlugin
 
 SESSION_KEEP_S = 900.0  # sessions not heard of for this long leave the page
+MAX_SESSIONS = 200  # and beyond this many, the ones heard of least recently
 LOST_KEEP_S = 600.0
 ACTIVE_S = 5.0  # a session that reported within this is running
 _HISTORY = 300  # steps/s points per session (one a second: five minutes)
@@ -94,7 +95,11 @@ class DflowExtension:
         if report.get("graph") is not None:
             entry["graph"] = report["graph"]
             entry["graph_version"] += 1
-        for old in [k for k, v in self.sessions.items() if now - v["last_seen"] > SESSION_KEEP_S]:
+        stale = [k for k, v in self.sessions.items() if now - v["last_seen"] > SESSION_KEEP_S]
+        if len(self.sessions) - len(stale) > MAX_SESSIONS:
+            by_age = sorted(self.sessions, key=lambda k: self.sessions[k]["last_seen"])
+            stale += by_age[:len(self.sessions) - MAX_SESSIONS]
+        for old in set(stale):
             del self.sessions[old]
         return True
 

@@ -238,6 +238,12 @@ def test_dflow_cluster_prints_the_page_link_and_serves_it():
         assert status == 200 and "dflow" in page
         status, body = get(link + "/json/placement")
         assert status == 200 and {r["device"] for r in body["devices"]} >= {PS}
+        try:
+            import bokeh  # noqa: F401 - Dask's own pages need it
+        except ImportError:
+            return
+        status, html = get(link.replace("/dflow", "/status"))
+        assert status == 200 and 'href="dflow"' in html  # the link in Dask's navigation bar
     finally:
         p.terminate()
         p.wait(30)
