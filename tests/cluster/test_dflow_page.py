@@ -155,6 +155,12 @@ def test_the_page_and_its_json_name_the_users_ops_devices_variables_and_queue(lo
         q = rows["page_queue"]
         assert (q["kind"], q["size"], q["capacity"], q["closed"], q["device"]) == ("FIFOQueue", 1, 10, False, WORKER1)
 
+        before = training.steps  # page requests never wait for runs, nor runs for them
+        for _ in range(5):
+            for path in ("variables", "queues", "placement", "sessions"):
+                assert get(f"{base}/dflow/json/{path}")[0] == 200
+        assert wait_for(lambda: training.steps > before + 5)
+
         status, graph = get(f"{base}/dflow/json/graph?session={mine['id']}&search=matmul_GRAD")
         assert status == 200 and graph["session"] == mine["id"] and graph["ops"] > graph["matched"] > 0
         assert all("matmul_grad" in n["name"].lower() for n in graph["nodes"])
