@@ -96,6 +96,7 @@ def run_cluster(args) -> int:
         if cluster.dashboard_link:
             note = "" if importlib.util.find_spec("bokeh") else "    (pip install bokeh for the dashboard pages)"
             _say(f"  dashboard: {cluster.dashboard_link}{note}")
+            _say(f"  dflow:     {cluster.dflow_link}    (TF1 sessions, placement, variables, queues, graph)")
         for name, address in cluster.worker_addresses.items():
             _say(f"  {name:<20} {address}")
         _say("Press Ctrl-C to stop.")

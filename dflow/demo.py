@@ -69,6 +69,7 @@ def run(args) -> dict:
         print(f"Training the Iris DNNClassifier {where}.", flush=True)
         if cluster is not None and cluster.dashboard_link:
             print(f"Dashboard: {cluster.dashboard_link}", flush=True)
+            print(f"dflow page: {cluster.dflow_link}", flush=True)
         model_dir = args.model_dir or tempfile.mkdtemp(prefix="dflow-demo-")
         config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=0, save_checkpoints_secs=None,
                                         save_checkpoints_steps=args.steps,

@@ -45,4 +45,5 @@ def test_demo_on_an_embedded_cluster_from_the_command_line():
     bad = [line for line in out.stderr.splitlines() if "ERROR" in line or "Traceback" in line]
     assert not bad, out.stderr[-4000:]
     assert "Dashboard: http://" in out.stdout
+    assert "dflow page: http://" in out.stdout and "/dflow" in out.stdout
     _check(out.stdout)

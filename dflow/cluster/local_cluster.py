@@ -209,6 +209,18 @@ class LocalCluster:
         return (self._live().dashboard_link or None) if self._dashboard else None
 
     @property
+    def dflow_link(self) -> str | None:
+        """The URL of the dashboard's ``/dflow`` page (sessions, placement, variables, queues,
+        graph), or ``None`` when the dashboard is disabled."""
+        link = self.dashboard_link
+        if link is None:
+            return None
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(link)
+        return urlunsplit((parts.scheme, parts.netloc, "/dflow", "", ""))
+
+    @property
     def worker_addresses(self) -> dict:
         """Worker name -> its current address (a restarted worker process has a new port)."""
         out = {}

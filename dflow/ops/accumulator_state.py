@@ -96,6 +96,11 @@ class AccumulatorState:
     def global_step(self) -> int:
         return self._global_step
 
+    def describe(self) -> dict:
+        """The dashboard's row (see ``QueueState.describe``): gradients accumulated, waiting takes."""
+        return {"name": self.name, "kind": self.kind, "size": self._count, "capacity": None, "closed": False,
+                "blocked_consumers": len(self._takes), "blocked_producers": 0, "global_step": self._global_step}
+
     # -- the four operations -------------------------------------------------------------
     def num_accumulated(self, ctx=None) -> int:
         with self._cond:

@@ -98,11 +98,12 @@ def named_resource_kernel(kind: str, new_state, check_shared):
     def make_kernel(op, resources):
         a = op._attrs
         handle = []
+        device = getattr(resources, "bound_device", lambda: None)()  # for the dashboard's queue table
 
         def kernel():
             if not handle:
                 name = a["shared_name"] or resources.op_state(op, lambda: f"_{next(_ANONYMOUS)}_{op.name}")
-                state = resources.resource((kind, a["container"], name), lambda: new_state(op, name))
+                state = resources.resource((kind, a["container"], name), lambda: new_state(op, name), device)
                 check_shared(state, op, name)
                 handle.append(resource_handle(a["container"], name))
             return handle[0]

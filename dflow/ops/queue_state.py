@@ -132,6 +132,13 @@ class QueueState:
     def is_closed(self, ctx=None) -> bool:
         return self._closed
 
+    def describe(self) -> dict:
+        """The dashboard's row: each field read once, without the queue's lock (a snapshot that a
+        page request takes while runs enqueue and dequeue)."""
+        return {"name": self.name, "kind": self.kind, "size": len(self._items), "capacity": self.capacity,
+                "closed": self._closed, "blocked_consumers": len(self._dequeuers),
+                "blocked_producers": len(self._enqueuers)}
+
     def close(self, ctx=None, cancel_pending_enqueues: bool = False) -> None:
         with self._cond:
             self._closed = True

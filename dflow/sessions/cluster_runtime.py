@@ -134,6 +134,7 @@ class ClusterRuntime:
         self._callers = threading.local()  # .loop: the calling thread's _CallerLoop
         self._caller_loops: list = []  # (thread, _CallerLoop) of every thread that ran, closed with the runtime
         self.topology_version = 0  # bumped when workers are lost: cached plans are stale
+        self.reporter = None  # the /dflow page's SessionReporter, once the scheduler is known to have dflow
         from dflow.placement.device_spec import DeviceSpec
 
         self._filters = [DeviceSpec.from_string(f) for f in (config.device_filters or [])]
@@ -247,6 +248,10 @@ class ClusterRuntime:
         try:
             if self._dashboard is None:
                 self._dashboard = bool(self.client.run_on_scheduler(_has_dflow_extension))
+                if self._dashboard:
+                    from dflow.dashboard.report import SessionReporter
+
+                    self.reporter = SessionReporter(self.client)
             seen = self.client.run(worker_state.install_graph, graph_key, payload, lineage=lineage,
                                    dashboard=self._dashboard, workers=missing)
         except Exception as e:  # noqa: BLE001 - any failure to reach the workers
@@ -259,6 +264,20 @@ class ClusterRuntime:
 
     # -- running -------------------------------------------------------------------------
     def run(self, partitions, programs, feeds: tuple, token: str, traced: bool = False, ctx=None) -> list:
+        if self._dashboard is False:  # a scheduler without dflow's extension: nobody to report to
+            return self._run(partitions, programs, feeds, token, traced, ctx)
+        start = time.perf_counter()
+        try:
+            out = self._run(partitions, programs, feeds, token, traced, ctx)
+        except BaseException as e:
+            if self.reporter is not None:
+                self.reporter.ran(partitions, time.perf_counter() - start, e)
+            raise
+        if self.reporter is not None:
+            self.reporter.ran(partitions, time.perf_counter() - start, stats=[r[-1] for r in out] if traced else None)
+        return out
+
+    def _run(self, partitions, programs, feeds, token, traced, ctx) -> list:
         graph = partitions[0].ops[0].graph
         workers = {p.worker for p in programs}
         self._install(graph, programs[0].graph_key, workers)
@@ -555,6 +574,8 @@ class ClusterRuntime:
                                                   f"{type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:
+        if self.reporter is not None:
+            self.reporter.close()
         with self._lock:
             callers, self._caller_loops = self._caller_loops, []
         for _, caller in callers:

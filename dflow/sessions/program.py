@@ -76,7 +76,12 @@ class PartitionProgram:
     def __init__(self, partition, input_sources, resources, convert_inputs=None):
         self.partition = partition
         self.device = partition.device
-        self._kernels = [op._opdef.bind(op, resources) for op in partition.ops]
+        binding = getattr(resources, "binding", None)  # variables remember the device they were placed on
+        if binding is not None:
+            with binding(partition.device):
+                self._kernels = [op._opdef.bind(op, resources) for op in partition.ops]
+        else:
+            self._kernels = [op._opdef.bind(op, resources) for op in partition.ops]
         self._input_sources = input_sources
         self._convert = convert_inputs
         self._line_ops: dict = {}

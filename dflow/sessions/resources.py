@@ -14,7 +14,9 @@ On a cluster target the same interface is served by Dask actors.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 
 import numpy as np
 
@@ -25,13 +27,16 @@ class VariableState:
     """One variable's value. Updates replace the array (never write in place),
     so values already returned to callers never change under them."""
 
-    __slots__ = ("name", "value", "lock", "spec")
+    __slots__ = ("name", "value", "lock", "spec", "updates", "updated", "device")
 
     def __init__(self, name: str):
         self.name = name
         self.value = None
         self.lock = threading.Lock()
         self.spec = None  # (dtype, static shape) of the variable op that created it
+        self.updates = 0  # assignments and updates so far, and when the last one was (time.time): the dashboard's
+        self.updated = None
+        self.device = None  # the device of the first partition that bound it (see SessionResources.binding)
 
     def read(self):
         v = self.value
@@ -50,6 +55,8 @@ class VariableState:
                     None, None, f"Assign requires shapes of both tensors to match. lhs shape= {list(old.shape)} "
                                 f"rhs shape= {list(value.shape)} (variable {self.name})")
             self.value = value
+            self.updates += 1
+            self.updated = _clock()
         return value
 
     def update(self, fn):
@@ -68,11 +75,16 @@ class VariableState:
                 new = np.asarray(new)
                 new.flags.writeable = False
             self.value = new
+            self.updates += 1
+            self.updated = _clock()
         return new
 
     @property
     def initialized(self) -> bool:
         return self.value is not None
+
+
+_clock = time.time
 
 
 def _frozen(value):
@@ -105,6 +117,17 @@ class SessionResources:
         self._variables: dict = {}
         self._resources: dict = {}
         self._lock = threading.Lock()
+        self._binding = threading.local()  # .device: the partition whose kernels this thread binds
+        self._devices: dict = {}  # resource key -> the device of the partition that first bound it
+
+    @contextlib.contextmanager
+    def binding(self, device: str):
+        """While a partition of ``device`` binds its kernels: variables made or found note the device."""
+        self._binding.device = device
+        try:
+            yield
+        finally:
+            self._binding.device = None
 
     def op_state(self, op, factory):
         key = _op_key(op)
@@ -127,6 +150,8 @@ class SessionResources:
                 var = self._variables.setdefault(key, VariableState(name))
                 if var.spec is None:
                     var.spec = spec
+        if var.device is None:
+            var.device = self.bound_device()
         if spec is not None and var.spec is not None and var.spec != spec:
             (d0, s0), (d1, s1) = var.spec, spec
             if d0 is not d1 or not s0.is_compatible_with(s1):
@@ -136,9 +161,14 @@ class SessionResources:
                                 f"shared_name must keep its dtype and shape.")
         return var
 
-    def resource(self, key, factory=None):
+    def bound_device(self) -> str | None:
+        """The device of the partition whose kernels this thread binds now (see ``binding``)."""
+        return getattr(self._binding, "device", None)
+
+    def resource(self, key, factory=None, device: str | None = None):
         """The resource named ``key`` (e.g. ``("queue", container, name)``), made by
-        ``factory()`` on first use; without a factory, NotFoundError if it does not exist."""
+        ``factory()`` on first use; without a factory, NotFoundError if it does not exist.
+        ``device``: where the op making it was placed (shown by the dashboard)."""
         res = self._resources.get(key)
         if res is None:
             with self._lock:
@@ -147,13 +177,44 @@ class SessionResources:
                     if factory is None:
                         raise errors.NotFoundError(None, None, f"Resource {key} does not exist in this session.")
                     res = self._resources[key] = factory()
+        if device is not None and key not in self._devices:
+            self._devices[key] = device
         return res
+
+    def snapshot(self) -> dict:
+        """What the dashboard shows of this store: ``{"variables": [...], "queues": [...]}``.
+
+        Reads copies of the dicts and one field at a time of each state, never a
+        lock that a run holds (a row may be a moment older than its neighbour)."""
+        variables = []
+        for (container, shared), var in self._variables.copy().items():
+            value, spec = var.value, var.spec
+            if spec is not None:
+                dtype = spec[0].name
+                shape = spec[1].as_list() if spec[1].rank is not None else None
+            else:
+                dtype, shape = None, None
+            if value is not None:
+                dtype = dtype or str(value.dtype)
+                shape = [int(d) for d in value.shape]
+            variables.append({"name": var.name, "container": container, "shared_name": shared, "dtype": dtype,
+                              "shape": shape, "bytes": int(getattr(value, "nbytes", 0) or 0),
+                              "initialized": value is not None,
+                              "gpu": value is not None and type(value).__module__.startswith("cupy"),
+                              "updates": var.updates, "updated": var.updated, "device": var.device})
+        queues = []
+        for key, res in self._resources.copy().items():
+            describe = getattr(res, "describe", None)
+            if describe is not None:
+                queues.append(dict(describe(), device=self._devices.get(key)))
+        return {"variables": variables, "queues": queues}
 
     def clear(self) -> None:
         with self._lock:
             self._op_state.clear()
             self._variables.clear()
             self._resources.clear()
+            self._devices.clear()
 
     def clear_containers(self, containers=None) -> int:
         """Drops variables and resources of ``containers`` (all of them when None);
@@ -171,6 +232,8 @@ class SessionResources:
                 with state.lock:
                     state.value = None
                     state.spec = None
+                    state.device = None
             for k in drop_r:
                 del self._resources[k]
+                self._devices.pop(k, None)
         return len(drop_v) + len(drop_r)

@@ -55,11 +55,13 @@ def install_graph(graph_key: str, payload: bytes, dask_worker=None, lineage: str
         dask_worker.handlers["dflow_run"] = handle_run
         dask_worker.handlers["dflow_loop"] = handle_loop
         dask_worker.handlers["dflow_loop_stop"] = handle_loop_stop
+        dask_worker.handlers["dflow_resources"] = handle_resources
         from dflow.sessions.process_tuning import tune_allocator
 
         tune_allocator()
     if dashboard and dask_worker is not None:
         RECORDER.start(dask_worker)  # the scheduler has dflow's extension: report direct runs to it
+        dask_worker.batched_stream.send({"op": "dflow_resources_ready"})  # the /dflow page may ask this worker
     if graph_key not in _GRAPHS:
         import dflow  # noqa: F401 - registers every op type before import
         from dflow.framework.graph import Graph
@@ -325,3 +327,9 @@ async def handle_loop_stop(loop_id=None, renew=False):
         else:
             entry[0].cancel("the loop was stopped by its session")
     return {"running": entry is not None}
+
+
+async def handle_resources():
+    """The ``dflow_resources`` handler, which the scheduler's dashboard broadcasts to: this
+    worker's variables and queues (``SessionResources.snapshot``), never waiting for a run."""
+    return {"dflow": 1, "incarnation": INCARNATION, **_RESOURCES.snapshot()}
