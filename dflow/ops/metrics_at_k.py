@@ -65,7 +65,7 @@ def _maybe_expand_labels(labels, predictions: Tensor):
 def _select_class_id(ids, selected_id):
     """The entries of ``ids`` equal to ``selected_id``, as a SparseTensor of the shape of ``ids``."""
     from dflow.ops.set_ops import set_intersection
-    from dflow.ops.sparse_ops import sparse_retain
+    from dflow.ops.sparse_array_ops import sparse_retain
 
     if isinstance(ids, SparseTensor):
         return sparse_retain(ids, math_ops.equal(ids.values, selected_id))
