@@ -163,6 +163,9 @@ _export("dtypes.as_dtype", _dtypes.as_dtype)
 _export("dtypes.DType", _dtypes.DType)
 
 _composite._register_conversions()
+from dflow.ops import contrib_aliases as _contrib_aliases  # noqa: E402 - tf.contrib.layers regularizers, tf.contrib.rnn
+
+_contrib_aliases.register_contrib_rnn()
 
 _api.populate(_sys.modules[__name__])
 compat = _sys.modules[__name__ + ".compat"]
