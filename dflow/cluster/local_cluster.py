@@ -55,7 +55,36 @@ import signal, threading
 def dask_setup(worker):
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from dflow.cluster.local_cluster import quiet_worker_shutdown
+    quiet_worker_shutdown(worker)
 """
+
+
+class _ShutdownRace(logging.Filter):
+    """Drops what a worker logs about losing its scheduler connection while it is itself closing
+    (a heartbeat in flight when the cluster shuts down on purpose, which Dask reports as an ERROR
+    with a traceback); the same failure of a running worker still logs."""
+
+    def __init__(self, worker):
+        super().__init__()
+        self.worker = worker
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(getattr(self.worker, "status", None), "name", "")
+        if status not in ("closing", "closed", "closing_gracefully", "failed"):
+            return True
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" {type(record.exc_info[1]).__name__}"
+        return not any(s in text for s in ("heartbeat", "CommClosedError", "StreamClosedError",
+                                           "Stream is closed"))
+
+
+def quiet_worker_shutdown(worker) -> None:
+    """Installs ``_ShutdownRace`` on the loggers a closing worker reports the race on."""
+    race = _ShutdownRace(worker)
+    for name in ("distributed.worker", "distributed.core", "distributed.comm", "distributed.batched"):
+        logging.getLogger(name).addFilter(race)
 
 
 def _compute_threads_preload(workers: int) -> str:

@@ -404,7 +404,10 @@ class _Runtime:
         if worker_opts is not None:
             opts = {k: v for k, v in worker_opts.items() if v is not None}
             address = opts.pop("scheduler_address", None) or self.scheduler.address
+            from dflow.cluster.local_cluster import quiet_worker_shutdown
+
             self.worker = Worker(address, **opts)
+            quiet_worker_shutdown(self.worker)
             await self.worker
         asyncio.ensure_future(self._watch())
 
