@@ -293,6 +293,9 @@ class DatasetV1(structure.HasElementSpec):
 class TensorSliceDataset(DatasetV1):
     def __init__(self, tensors):
         self._components = structure.normalize_element(tensors, "argument of from_tensor_slices")
+        if structure.has_sparse(self._components):
+            raise NotImplementedError("from_tensor_slices: slicing a SparseTensor into elements is not supported by "
+                                      "dflow; use from_tensors, or map a parse function that returns SparseTensors.")
         flat = structure.flatten(self._components)
         if not flat:
             raise ValueError("from_tensor_slices needs at least one component.")
@@ -381,7 +384,8 @@ class ConcatenateDataset(DatasetV1):
         if not isinstance(second, DatasetV1):
             raise TypeError(f"`dataset` must be a Dataset, got {second!r}.")
         a, b = first._spec, second._spec
-        if not structure.same_structure(a, b) or structure.types_of(a) != structure.types_of(b):
+        if not structure.same_structure(a, b) or structure.types_of(a) != structure.types_of(b) or \
+                structure.classes_of(a) != structure.classes_of(b):
             raise TypeError(f"Two datasets to concatenate have different types {structure.describe_types(a)} and "
                             f"{structure.describe_types(b)}")
         self._first, self._second = first, second
