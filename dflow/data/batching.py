@@ -52,6 +52,24 @@ def batch_sparse(elements: list, c: int) -> tuple:
     return np.concatenate(indices).reshape(-1, rank + 1), values, dense_shape
 
 
+def split_sparse(indices, values, dense_shape) -> tuple:
+    """A batch of SparseTensor components split into its rows (TF1's unbatch of a SparseTensor): per
+    row its indices without the first column and its values (object arrays of arrays) and the
+    dense shape without the first dimension (an int64 ``[n, rank - 1]`` array)."""
+    indices = np.asarray(indices, np.int64)
+    dense_shape = np.asarray(dense_shape, np.int64)
+    if dense_shape.shape[0] < 1:
+        raise errors.InvalidArgumentError(None, None, "Cannot unbatch a SparseTensor of rank 0.")
+    n = int(dense_shape[0])
+    rows = indices[:, 0] if indices.shape[0] else np.zeros(0, np.int64)
+    row_indices, row_values = np.empty(n, dtype=object), np.empty(n, dtype=object)
+    for i in range(n):
+        mask = rows == i
+        row_indices[i] = indices[mask, 1:]
+        row_values[i] = np.asarray(values)[mask]
+    return row_indices, row_values, np.tile(dense_shape[1:], (n, 1))
+
+
 def stack_elements(elements: list, np_dtypes: list, sparse=()) -> tuple:
     out, c = [], 0
     while c < len(np_dtypes):
@@ -101,7 +119,7 @@ class BatchIterator(Stage):
     def _gather(self):
         """The next batch of (mapped) elements, stacked."""
         fn = self.per_element
-        if self.up.batchable:
+        if self.up.batchable and not self.sparse:
             part = self.up.next_batch(self.size)
             n = len(part[0])
             if self.drop and n < self.size:
@@ -173,10 +191,12 @@ class PaddedBatchIterator(BatchIterator):
 
 
 class UnbatchIterator(Stage):
-    """The rows of each upstream element, one element each."""
+    """The rows of each upstream element, one element each (``sparse``: the flat index of each
+    SparseTensor's first component, split by its first index)."""
 
-    def __init__(self, up):
+    def __init__(self, up, sparse=()):
         self.up = up
+        self.sparse = sparse
         self.current = None
         self.i = 0
         self.n = 0
@@ -184,6 +204,10 @@ class UnbatchIterator(Stage):
     def __next__(self):
         while self.i >= self.n:
             element = next(self.up)
+            if self.sparse:
+                element = list(element)
+                for c in self.sparse:
+                    element[c:c + 3] = split_sparse(*element[c:c + 3])
             sizes = [np.shape(v)[0] if np.ndim(v) else None for v in element]
             if any(s is None for s in sizes):
                 raise errors.InvalidArgumentError(None, None, "Input element must have a non-scalar value in each "

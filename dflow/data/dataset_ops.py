@@ -293,27 +293,30 @@ class DatasetV1(structure.HasElementSpec):
 class TensorSliceDataset(DatasetV1):
     def __init__(self, tensors):
         self._components = structure.normalize_element(tensors, "argument of from_tensor_slices")
-        if structure.has_sparse(self._components):
-            raise NotImplementedError("from_tensor_slices: slicing a SparseTensor into elements is not supported by "
-                                      "dflow; use from_tensors, or map a parse function that returns SparseTensors.")
         flat = structure.flatten(self._components)
         if not flat:
             raise ValueError("from_tensor_slices needs at least one component.")
         first = TensorShape(None)
-        for t in flat:
+        for t in structure.flatten_specs(self._components):
             if t.shape.ndims == 0:
-                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1: {t.name} is a scalar.")
+                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1: {getattr(t, 'name', t)} is a "
+                                 f"scalar.")
             if t.shape.ndims is not None:
                 first = first.merge_with(t.shape[:1]) if first.ndims is not None else t.shape[:1]
         super().__init__(structure.map_components(
-            lambda t: structure.ComponentSpec(t.dtype, t.shape[1:] if t.shape.ndims is not None else None),
+            lambda t: structure.with_shape(structure.spec_of(t), t.shape[1:] if t.shape.ndims is not None else None),
             self._components))
 
     def _tensors(self):
         return structure.flatten(self._components)
 
     def _build(self, ctx):
-        return SliceSource([ctx.value(t) for t in structure.flatten(self._components)])
+        from dflow.data.batching import split_sparse
+
+        values = [ctx.value(t) for t in structure.flatten(self._components)]
+        for c in structure.sparse_slots(self._spec):  # a SparseTensor's rows are its elements
+            values[c:c + 3] = split_sparse(*values[c:c + 3])
+        return SliceSource(values)
 
 
 class TensorDataset(DatasetV1):

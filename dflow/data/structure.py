@@ -133,6 +133,9 @@ def _leaves(structure) -> list:
     return nest.flatten(structure) if is_structure(structure) else [structure]
 
 
+flatten_specs = _leaves  # the leaves of a spec structure, a SparseTensorSpec as one
+
+
 def flatten(structure) -> list:
     """The flat components of ``structure`` in order (dicts by sorted key; a sparse leaf gives three)."""
     out = []

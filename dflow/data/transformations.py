@@ -212,7 +212,10 @@ def _padding_compatible(padded: TensorShape, shape: TensorShape) -> bool:
 class PaddedBatchDataset(_IntArgDataset):
     def __init__(self, input_dataset, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
         spec = input_dataset._spec
-        _no_sparse(spec, "padded_batch")
+        for s in structure.flatten_specs(spec):
+            if not isinstance(s, structure.ComponentSpec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce tensor elements but type "
+                                f"spec of elements in the input dataset is not a subclass of TensorSpec: `{s!r}`.")
         flat = structure.flatten(spec)
         self._size = scalar_arg(batch_size, "batch_size")
         self._drop = _static_bool(drop_remainder, "drop_remainder")
@@ -291,25 +294,18 @@ def _padding_value(value, dtype):
     return arr[()]
 
 
-def _no_sparse(spec, what: str) -> None:
-    if structure.has_sparse(spec):
-        raise NotImplementedError(f"{what}: datasets of SparseTensor components are not supported by dflow's "
-                                  f"{what} (batch them with `batch`).")
-
-
 class UnbatchDataset(UnaryDataset):
     def __init__(self, input_dataset):
-        _no_sparse(input_dataset._spec, "unbatch")
         def unbatched(s):
             if s.shape.ndims == 0:
                 raise ValueError("Cannot unbatch an input with scalar components.")
-            return structure.ComponentSpec(s.dtype, s.shape[1:] if s.shape.ndims is not None else None)
+            return structure.with_shape(s, s.shape[1:] if s.shape.ndims is not None else None)
 
         super().__init__(input_dataset, structure.map_components(unbatched, input_dataset._spec))
 
     def _build(self, ctx):
-        up = self._input._build(ctx)
-        return lambda: UnbatchIterator(up())
+        up, sparse = self._input._build(ctx), structure.sparse_slots(self._input._spec)
+        return lambda: UnbatchIterator(up(), sparse)
 
 
 # -- order and count -----------------------------------------------------------------------

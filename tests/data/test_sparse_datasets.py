@@ -92,11 +92,41 @@ def test_reinitializable_iterator_with_output_classes(tmp_path):
         dense.make_initializer(ds)
 
 
-def test_unsupported_sparse_transformations_say_so():
-    st = tf.SparseTensor([[0, 1]], [1], [2, 3])
-    with pytest.raises(NotImplementedError, match="from_tensor_slices"):
-        tf.data.Dataset.from_tensor_slices(st)
-    with pytest.raises(NotImplementedError, match="padded_batch"):
+SLICED = [([[1]], [1], [3]), ([[0], [2]], [2, 3], [3]), ([], [], [3]), ([[1]], [4], [3])]
+
+
+def test_from_tensor_slices_of_sparse_gives_its_rows():
+    st = tf.SparseTensor([[0, 1], [1, 0], [1, 2], [3, 1]], [1, 2, 3, 4], [4, 3])
+    ds = tf.data.Dataset.from_tensor_slices(st)
+    assert repr(ds.element_spec) == "SparseTensorSpec(TensorShape([3]), tf.int32)"
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    with tf.Session() as s:
+        assert [triple(s.run(nxt)) for _ in range(4)] == SLICED
+    rebatched = tf.data.make_one_shot_iterator(ds.batch(3)).get_next()
+    with tf.Session() as s:
+        assert triple(s.run(rebatched)) == ([[0, 1], [1, 0], [1, 2]], [1, 2, 3], [3, 3])
+        assert triple(s.run(rebatched)) == ([[0, 1]], [4], [1, 3])
+
+
+def test_unbatch_of_sparse_and_dense_components():
+    st = tf.SparseTensor([[0, 1], [1, 0], [1, 2], [3, 1]], [1, 2, 3, 4], [4, 3])
+    ds = tf.data.Dataset.from_tensor_slices((st, np.arange(4))).batch(3).unbatch()
+    assert repr(ds.element_spec[0]) == "SparseTensorSpec(TensorShape([3]), tf.int32)"
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    with tf.Session() as s:
+        got = [s.run(nxt) for _ in range(4)]
+    assert [triple(sp) for sp, _ in got] == SLICED and [int(i) for _, i in got] == [0, 1, 2, 3]
+
+
+def test_batch_of_empty_sparse_tensors_and_padded_batch_error():
+    empty = tf.SparseTensor(np.zeros((0, 2), np.int64), np.zeros(0, np.int32), [0, 3])
+    with tf.Session() as s:
+        r = s.run(tf.data.make_one_shot_iterator(tf.data.Dataset.from_tensors(empty).batch(2)).get_next())
+    assert r.indices.shape == (0, 3) and r.values.tolist() == [] and r.dense_shape.tolist() == [1, 0, 3]
+    st = tf.SparseTensor([[0, 1]], [1], [4, 3])
+    with pytest.raises(TypeError, match="`padded_batch` is only supported for datasets that produce tensor elements "
+                                        "but type spec of elements in the input dataset is not a subclass of "
+                                        "TensorSpec: `SparseTensorSpec"):
         tf.data.Dataset.from_tensors(st).padded_batch(2, padded_shapes=[None, None])
 
 
