@@ -607,18 +607,25 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn", (
     def _variable_shape(self) -> TensorShape:
         return TensorShape([1, self.categorical_column._num_buckets])
 
-    def _transform_feature(self, builder):
+    def _one_hot(self, ids: _Ids) -> Tensor:
+        """One-hot ids (times their weights: TF1 sums all the weights of an id, none is pruned)."""
         from dflow.ops.creation_ops import one_hot
 
-        ids = self.categorical_column._get_ids(builder)
         hot = one_hot(ids.ids, self.categorical_column._num_buckets, on_value=1.0, off_value=0.0)
-        if ids.weights is not None:  # TF1 sums the weights of each id (all of them: none is pruned)
-            hot = hot * array_ops.expand_dims(ids.weights, -1)
-        return reduction_ops.reduce_sum(hot, axis=[-2])
+        return hot if ids.weights is None else hot * array_ops.expand_dims(ids.weights, -1)
+
+    def _transform_feature(self, builder):
+        return reduction_ops.reduce_sum(self._one_hot(self.categorical_column._get_ids(builder)), axis=[-2])
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
         _reject_sequence(self, "indicator_column")
         return builder.get(self)
+
+    def _get_sequence_dense_tensor(self, builder, weight_collections=None, trainable=None) -> tuple:
+        """(float32 ``[batch, time, num_buckets]``, int64 ``[batch]`` sequence lengths) of a sequence
+        column: each step's one-hot id (weighted, for a weighted column), as TF1's."""
+        ids, length = _sequence_ids(self, "indicator_column")(builder)
+        return self._one_hot(ids), length
 
 
 @tf_export("feature_column.indicator_column")
@@ -648,12 +655,35 @@ def _combine_embeddings(params, ids: _Ids, combiner: str, max_norm=None) -> Tens
         w = w * ids.weights
         if combiner != "sum":
             w = where_v2(math_ops.greater(w, 0.0), w, array_ops.zeros_like(w))
-    summed = reduction_ops.reduce_sum(emb * array_ops.expand_dims(w, -1), axis=1)
+    summed = reduction_ops.reduce_sum(emb * array_ops.expand_dims(w, -1), axis=-2)
     if combiner == "sum":
         return summed
     if combiner == "mean":
-        return math_ops.div_no_nan(summed, reduction_ops.reduce_sum(w, axis=1, keepdims=True))
-    return math_ops.div_no_nan(summed, math_ops.sqrt(reduction_ops.reduce_sum(w * w, axis=1, keepdims=True)))
+        return math_ops.div_no_nan(summed, reduction_ops.reduce_sum(w, axis=-1, keepdims=True))
+    return math_ops.div_no_nan(summed, math_ops.sqrt(reduction_ops.reduce_sum(w * w, axis=-1, keepdims=True)))
+
+
+def _per_step(ids: _Ids) -> _Ids:
+    """``[batch, time]`` ids as ``[batch, time, 1]``: one id to combine per time step."""
+    return _Ids(*(None if t is None else array_ops.expand_dims(t, -1) for t in ids))
+
+
+def _sequence_ids(column, kind: str) -> tuple:
+    """(ids, sequence length) of ``column.categorical_column``, which must be a sequence column."""
+    if not isinstance(column.categorical_column, _SequenceCategoricalColumn):
+        raise ValueError(f"In {kind}: {column.name}. categorical_column must be of type _SequenceCategoricalColumn "
+                         f"to use sequence_input_layer. Suggested fix: Use one of sequence_categorical_column_with_*. "
+                         f"Given (type {type(column.categorical_column)}): {column.categorical_column}")
+    return column.categorical_column._get_sequence_ids
+
+
+def _sequence_length(present: Tensor) -> Tensor:
+    """One past the last time step present in each row (TF1's ``sequence_length_from_sparse_tensor``)."""
+    from dflow.ops.creation_ops import range as tf_range
+
+    steps = math_ops.cast(tf_range(1, array_ops.shape(present)[1] + 1), dtypes.int64)
+    last = where_v2(present, steps, array_ops.zeros_like(steps))
+    return reduction_ops.reduce_max(last, axis=1)
 
 
 _COMBINERS = ("mean", "sqrtn", "sum")
@@ -674,6 +704,21 @@ class _EmbeddingBase(_DenseColumn):
 
     def _transform_feature(self, builder):
         return self.categorical_column._get_ids(builder)
+
+    def _get_sequence_dense_tensor(self, builder, weight_collections=None, trainable=None) -> tuple:
+        """(float32 ``[batch, time, dimension]``, int64 ``[batch]`` sequence lengths) of a sequence
+        column: each step's embedding (zeros where a row has no id), as TF1's."""
+        ids, length = _sequence_ids(self, "embedding_column")(builder)
+        weights = self._embedding_weights(weight_collections, trainable)
+        return _combine_embeddings(weights, _per_step(ids), self.combiner, self.max_norm), length
+
+    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        _reject_sequence(self)
+        weights = self._embedding_weights(weight_collections, trainable)
+        return _combine_embeddings(weights, builder.get(self), self.combiner, self.max_norm)
+
+    def _embedding_weights(self, weight_collections, trainable):
+        return self._new_weights(weight_collections, trainable)
 
     def _new_weights(self, weight_collections, trainable):
         """A new ``embedding_weights`` variable in the current scope (restored from the checkpoint if given)."""
@@ -698,11 +743,6 @@ class _EmbeddingColumn(_EmbeddingBase, collections.namedtuple(
     @property
     def name(self) -> str:
         return f"{self.categorical_column.name}_embedding"
-
-    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
-        _reject_sequence(self)
-        weights = self._new_weights(weight_collections, trainable)
-        return _combine_embeddings(weights, builder.get(self), self.combiner, self.max_norm)
 
 
 @tf_export("feature_column.embedding_column")
@@ -781,10 +821,10 @@ class _SharedEmbeddingColumn(_EmbeddingBase, collections.namedtuple(
     def _var_scope_name(self) -> str:
         return self.shared_embedding_collection_name
 
-    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+    def _embedding_weights(self, weight_collections, trainable):
+        """The collection's variable, or a new one (added to it) for the first column built."""
         from dflow.framework.graph import add_to_collection, get_collection
 
-        _reject_sequence(self)
         shape = self._weights_shape
         shared = get_collection(self.shared_embedding_collection_name)
         if shared:
@@ -800,7 +840,7 @@ class _SharedEmbeddingColumn(_EmbeddingBase, collections.namedtuple(
         else:
             weights = self._new_weights(weight_collections, trainable)
             add_to_collection(self.shared_embedding_collection_name, weights)
-        return _combine_embeddings(weights, builder.get(self), self.combiner, self.max_norm)
+        return weights
 
 
 def _check_embedding_args(dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt, what):
@@ -886,14 +926,6 @@ class _SequenceCategoricalColumn(_CategoricalColumn, collections.namedtuple(
         last step present in a row, as TF1's ``sequence_length_from_sparse_tensor``."""
         ids = self._get_ids(builder)
         return ids, _sequence_length(ids.present)
-
-
-def _sequence_length(present: Tensor) -> Tensor:
-    from dflow.ops.creation_ops import range as tf_range
-
-    steps = math_ops.cast(tf_range(1, array_ops.shape(present)[1] + 1), dtypes.int64)
-    last = where_v2(present, steps, array_ops.zeros_like(steps))
-    return reduction_ops.reduce_max(last, axis=1)
 
 
 def _reject_sequence(column, kind: str = "embedding_column") -> None:

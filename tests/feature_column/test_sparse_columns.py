@@ -209,3 +209,26 @@ def test_embedding_max_norm_clips_each_row():
     out = run(fc.input_layer({"i": ints()}, [fc.embedding_column(c, 2, combiner="sum", initializer=emb_init,
                                                                  max_norm=0.5)]))
     np.testing.assert_allclose(out, [[0.3, 0.4], [0.3200922, 0.38411063], [0.2, 0.4]], rtol=1e-6)
+
+
+def test_sequence_embedding_and_indicator_dense_tensors():
+    from dflow.feature_column.feature_column import _LazyBuilder
+
+    a = fc.sequence_categorical_column_with_identity("a", 4)
+    st = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0], [2, 2]], np.array([2, 0, 3, 1, 1], np.int64), [3, 3])
+    with tf.variable_scope("s"):
+        emb, emb_len = fc.embedding_column(a, 2, initializer=emb_init)._get_sequence_dense_tensor(
+            _LazyBuilder({"a": st}))
+    hot, hot_len = fc.indicator_column(a)._get_sequence_dense_tensor(_LazyBuilder({"a": st}))
+    assert emb.shape.as_list() == [3, 3, 2] and hot.shape.as_list() == [3, 3, 4]
+    assert [v.name for v in tf.global_variables()] == ["s/embedding_weights:0"]
+    e, el, h, hl = run([emb, emb_len, hot, hot_len])
+    np.testing.assert_allclose(e, [[[0.5, 0.6], [0.1, 0.2], [0.0, 0.0]], [[0.7, 0.8], [0.0, 0.0], [0.0, 0.0]],
+                                   [[0.3, 0.4], [0.0, 0.0], [0.3, 0.4]]], rtol=1e-6)
+    np.testing.assert_array_equal(h, [[[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 0]], [[0, 0, 0, 1], [0, 0, 0, 0],
+                                                                                   [0, 0, 0, 0]],
+                                      [[0, 1, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0]]])
+    assert el.tolist() == hl.tolist() == [2, 1, 3]
+    with pytest.raises(ValueError, match="must be of type _SequenceCategoricalColumn"):
+        fc.indicator_column(fc.categorical_column_with_identity("a", 4))._get_sequence_dense_tensor(
+            _LazyBuilder({"a": st}))
