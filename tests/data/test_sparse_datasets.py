@@ -60,6 +60,16 @@ def test_batch_then_map_parse_example(tmp_path):
     assert triple(r["w"]) == ([[0, 0], [0, 1]], [b"a", b"b"], [2, 2])
 
 
+def test_parse_example_dataset_gives_sparse_tensors(tmp_path):
+    path = write_records(tmp_path / "x.tfrecord", ROWS)
+    ds = tf.data.TFRecordDataset(path).batch(4).apply(tf.data.experimental.parse_example_dataset(SPEC))
+    assert tf.data.get_output_classes(ds) == {"v": tf.SparseTensor, "w": tf.SparseTensor}
+    with tf.Session() as s:
+        r = s.run(tf.data.make_one_shot_iterator(ds).get_next())
+    assert triple(r["w"]) == ([[0, 0], [0, 1], [2, 0], [3, 0], [3, 1], [3, 2]], [b"a", b"b", b"c", b"a", b"a", b"d"],
+                              [4, 3])
+
+
 def test_from_tensors_of_sparse_batched_with_drop_remainder_and_mapped():
     st = tf.SparseTensor([[0, 1], [1, 0]], [1, 2], [2, 3])
     ds = tf.data.Dataset.from_tensors(st).repeat(3).batch(2, drop_remainder=True)

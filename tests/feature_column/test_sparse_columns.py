@@ -151,6 +151,8 @@ def test_shared_embedding_columns_share_one_variable():
     shared = fc.shared_embedding_columns([b, a], 2, combiner="sum", initializer=emb_init)
     assert [c.name for c in shared] == ["j_shared_embedding", "i_shared_embedding"]
     assert shared[0].shared_embedding_collection_name == "i_j_shared_embedding"
+    assert fc.make_parse_example_spec(shared) == {"i": tf.io.VarLenFeature(tf.int64),
+                                                  "j": tf.io.VarLenFeature(tf.int64)}
     feats = {"i": ints(), "j": tf.SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([2, 1, 0], np.int64), [3, 2])}
     out = fc.input_layer(feats, shared)
     fc.input_layer(feats, shared)  # a second layer reuses the variable
