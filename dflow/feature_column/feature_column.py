@@ -624,7 +624,7 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn", (
     def _get_sequence_dense_tensor(self, builder, weight_collections=None, trainable=None) -> tuple:
         """(float32 ``[batch, time, num_buckets]``, int64 ``[batch]`` sequence lengths) of a sequence
         column: each step's one-hot id (weighted, for a weighted column), as TF1's."""
-        ids, length = _sequence_ids(self, "indicator_column")(builder)
+        ids, length = _sequence_ids(self, "indicator_column", builder)
         return self._one_hot(ids), length
 
 
@@ -668,13 +668,13 @@ def _per_step(ids: _Ids) -> _Ids:
     return _Ids(*(None if t is None else array_ops.expand_dims(t, -1) for t in ids))
 
 
-def _sequence_ids(column, kind: str) -> tuple:
+def _sequence_ids(column, kind: str, builder) -> tuple:
     """(ids, sequence length) of ``column.categorical_column``, which must be a sequence column."""
     if not isinstance(column.categorical_column, _SequenceCategoricalColumn):
         raise ValueError(f"In {kind}: {column.name}. categorical_column must be of type _SequenceCategoricalColumn "
                          f"to use sequence_input_layer. Suggested fix: Use one of sequence_categorical_column_with_*. "
                          f"Given (type {type(column.categorical_column)}): {column.categorical_column}")
-    return column.categorical_column._get_sequence_ids
+    return column.categorical_column._get_sequence_ids(builder)
 
 
 def _sequence_length(present: Tensor) -> Tensor:
@@ -708,7 +708,7 @@ class _EmbeddingBase(_DenseColumn):
     def _get_sequence_dense_tensor(self, builder, weight_collections=None, trainable=None) -> tuple:
         """(float32 ``[batch, time, dimension]``, int64 ``[batch]`` sequence lengths) of a sequence
         column: each step's embedding (zeros where a row has no id), as TF1's."""
-        ids, length = _sequence_ids(self, "embedding_column")(builder)
+        ids, length = _sequence_ids(self, "embedding_column", builder)
         weights = self._embedding_weights(weight_collections, trainable)
         return _combine_embeddings(weights, _per_step(ids), self.combiner, self.max_norm), length
 
