@@ -152,6 +152,9 @@ def flatten(structure) -> list:
 def pack(structure, flat: list):
     """``flat`` rebuilt in the shape of ``structure`` (three flat components make a sparse leaf:
     a SparseTensor of tensors, else a SparseTensorValue)."""
+    expected = len(flatten(structure))
+    if len(flat) != expected:
+        raise ValueError(f"Expected {expected} components, got {len(flat)}")
     leaves, it = [], iter(flat)
     for leaf in _leaves(structure):
         if not is_sparse(leaf):
@@ -164,8 +167,6 @@ def pack(structure, flat: list):
             leaves.append(sp)
         else:
             leaves.append(SparseTensorValue(*parts))
-    if next(it, None) is not None or len(flat) != len(flatten(structure)):
-        raise ValueError(f"Expected {len(flatten(structure))} components, got {len(flat)}")
     return nest.pack_sequence_as(structure, leaves) if is_structure(structure) else leaves[0]
 
 
