@@ -35,8 +35,51 @@ def stack_component(values: list, index: int, np_dtype):
         raise
 
 
-def stack_elements(elements: list, np_dtypes: list) -> tuple:
-    return tuple(stack_component([e[c] for e in elements], c, dt) for c, dt in enumerate(np_dtypes))
+def batch_sparse(elements: list, c: int) -> tuple:
+    """The SparseTensor components at ``c`` (indices, values, dense_shape) of ``elements`` batched
+    as TF1 does: each element's indices after its index in the batch, values concatenated, and
+    the dense shape ``[n] + the largest of each dimension``."""
+    shapes = [np.asarray(e[c + 2], dtype=np.int64) for e in elements]
+    ranks = {s.shape[0] for s in shapes}
+    if len(ranks) > 1:
+        raise errors.InvalidArgumentError(None, None, f"Cannot batch SparseTensors of different ranks in component "
+                                                      f"{c}: ranks {sorted(ranks)}.")
+    rank = ranks.pop()
+    indices = [np.concatenate([np.full((len(e[c]), 1), i, np.int64), np.asarray(e[c], np.int64).reshape(-1, rank)],
+                              axis=1) for i, e in enumerate(elements)]
+    values = np.concatenate([np.asarray(e[c + 1]) for e in elements])
+    dense_shape = np.concatenate([[len(elements)], np.max(shapes, axis=0)]).astype(np.int64)
+    return np.concatenate(indices).reshape(-1, rank + 1), values, dense_shape
+
+
+def split_sparse(indices, values, dense_shape) -> tuple:
+    """A batch of SparseTensor components split into its rows (TF1's unbatch of a SparseTensor): per
+    row its indices without the first column and its values (object arrays of arrays) and the
+    dense shape without the first dimension (an int64 ``[n, rank - 1]`` array)."""
+    indices = np.asarray(indices, np.int64)
+    dense_shape = np.asarray(dense_shape, np.int64)
+    if dense_shape.shape[0] < 1:
+        raise errors.InvalidArgumentError(None, None, "Cannot unbatch a SparseTensor of rank 0.")
+    n = int(dense_shape[0])
+    rows = indices[:, 0] if indices.shape[0] else np.zeros(0, np.int64)
+    row_indices, row_values = np.empty(n, dtype=object), np.empty(n, dtype=object)
+    for i in range(n):
+        mask = rows == i
+        row_indices[i] = indices[mask, 1:]
+        row_values[i] = np.asarray(values)[mask]
+    return row_indices, row_values, np.tile(dense_shape[1:], (n, 1))
+
+
+def stack_elements(elements: list, np_dtypes: list, sparse=()) -> tuple:
+    out, c = [], 0
+    while c < len(np_dtypes):
+        if c in sparse:
+            out.extend(batch_sparse(elements, c))
+            c += 3
+        else:
+            out.append(stack_component([e[c] for e in elements], c, np_dtypes[c]))
+            c += 1
+    return tuple(out)
 
 
 class BatchIterator(Stage):
@@ -46,10 +89,12 @@ class BatchIterator(Stage):
     map-and-batch fusion): called on each element as it is gathered, so the
     elements skip the map stage. ``batch_fns``: element-wise map functions
     that run once on the whole batch (``vectorize.py``). ``np_dtypes`` are
-    those of the elements stacked (after ``per_element``).
+    those of the elements stacked (after ``per_element``); ``sparse`` the flat index of each
+    SparseTensor's first component among them.
     """
 
-    def __init__(self, up, size: int, drop_remainder: bool, np_dtypes: list, per_element=None, batch_fns=()):
+    def __init__(self, up, size: int, drop_remainder: bool, np_dtypes: list, per_element=None, batch_fns=(),
+                 sparse=()):
         if size <= 0:
             raise errors.InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}.")
         self.up = up
@@ -58,6 +103,7 @@ class BatchIterator(Stage):
         self.np_dtypes = np_dtypes
         self.per_element = per_element
         self.batch_fns = batch_fns
+        self.sparse = frozenset(sparse)
         self.done = False
 
     def _pull(self) -> list:
@@ -73,20 +119,20 @@ class BatchIterator(Stage):
     def _gather(self):
         """The next batch of (mapped) elements, stacked."""
         fn = self.per_element
-        if self.up.batchable:
+        if self.up.batchable and not self.sparse:
             part = self.up.next_batch(self.size)
             n = len(part[0])
             if self.drop and n < self.size:
                 raise StopIteration
             if fn is None:
                 return part  # slices of the source: nothing to stack
-            return stack_elements([fn(tuple([c[i] for c in part])) for i in range(n)], self.np_dtypes)
+            return stack_elements([fn(tuple([c[i] for c in part])) for i in range(n)], self.np_dtypes, self.sparse)
         elements = self._pull()
         if not elements or (self.drop and len(elements) < self.size):
             raise StopIteration
         if fn is not None:
             elements = [fn(e) for e in elements]
-        return stack_elements(elements, self.np_dtypes)
+        return stack_elements(elements, self.np_dtypes, self.sparse)
 
     def __next__(self):
         if self.done:
@@ -145,10 +191,12 @@ class PaddedBatchIterator(BatchIterator):
 
 
 class UnbatchIterator(Stage):
-    """The rows of each upstream element, one element each."""
+    """The rows of each upstream element, one element each (``sparse``: the flat index of each
+    SparseTensor's first component, split by its first index)."""
 
-    def __init__(self, up):
+    def __init__(self, up, sparse=()):
         self.up = up
+        self.sparse = sparse
         self.current = None
         self.i = 0
         self.n = 0
@@ -156,6 +204,10 @@ class UnbatchIterator(Stage):
     def __next__(self):
         while self.i >= self.n:
             element = next(self.up)
+            if self.sparse:
+                element = list(element)
+                for c in self.sparse:
+                    element[c:c + 3] = split_sparse(*element[c:c + 3])
             sizes = [np.shape(v)[0] if np.ndim(v) else None for v in element]
             if any(s is None for s in sizes):
                 raise errors.InvalidArgumentError(None, None, "Input element must have a non-scalar value in each "

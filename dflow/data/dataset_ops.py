@@ -297,20 +297,26 @@ class TensorSliceDataset(DatasetV1):
         if not flat:
             raise ValueError("from_tensor_slices needs at least one component.")
         first = TensorShape(None)
-        for t in flat:
+        for t in structure.flatten_specs(self._components):
             if t.shape.ndims == 0:
-                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1: {t.name} is a scalar.")
+                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1: {getattr(t, 'name', t)} is a "
+                                 f"scalar.")
             if t.shape.ndims is not None:
                 first = first.merge_with(t.shape[:1]) if first.ndims is not None else t.shape[:1]
         super().__init__(structure.map_components(
-            lambda t: structure.ComponentSpec(t.dtype, t.shape[1:] if t.shape.ndims is not None else None),
+            lambda t: structure.with_shape(structure.spec_of(t), t.shape[1:] if t.shape.ndims is not None else None),
             self._components))
 
     def _tensors(self):
         return structure.flatten(self._components)
 
     def _build(self, ctx):
-        return SliceSource([ctx.value(t) for t in structure.flatten(self._components)])
+        from dflow.data.batching import split_sparse
+
+        values = [ctx.value(t) for t in structure.flatten(self._components)]
+        for c in structure.sparse_slots(self._spec):  # a SparseTensor's rows are its elements
+            values[c:c + 3] = split_sparse(*values[c:c + 3])
+        return SliceSource(values)
 
 
 class TensorDataset(DatasetV1):
@@ -381,7 +387,8 @@ class ConcatenateDataset(DatasetV1):
         if not isinstance(second, DatasetV1):
             raise TypeError(f"`dataset` must be a Dataset, got {second!r}.")
         a, b = first._spec, second._spec
-        if not structure.same_structure(a, b) or structure.types_of(a) != structure.types_of(b):
+        if not structure.same_structure(a, b) or structure.types_of(a) != structure.types_of(b) or \
+                structure.classes_of(a) != structure.classes_of(b):
             raise TypeError(f"Two datasets to concatenate have different types {structure.describe_types(a)} and "
                             f"{structure.describe_types(b)}")
         self._first, self._second = first, second

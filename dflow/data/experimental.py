@@ -44,8 +44,8 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
 @tf_export("data.experimental.parse_example_dataset")
 def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
     """A transformation for ``apply``: each element, a vector of serialized ``Example`` protos, parsed by
-    ``tf.io.parse_example(serialized, features)`` into a dict. (dflow datasets hold dense tensors: a
-    ``VarLenFeature`` or ``SparseFeature`` needs ``tf.sparse.to_dense`` in a ``map`` of its own.)"""
+    ``tf.io.parse_example(serialized, features)`` into a dict (a ``VarLenFeature`` or ``SparseFeature``
+    gives a SparseTensor)."""
     from dflow.ops.example_parsing import parse_example
 
     if not features:

@@ -283,17 +283,18 @@ class Iterator(structure.HasElementSpec):
     def __init__(self, iterator_resource: Tensor, initializer, output_types, output_shapes, output_classes=None):
         self._iterator_resource = iterator_resource
         self._initializer = initializer
-        self._spec = structure.specs_from(output_types, output_shapes)
+        self._spec = structure.specs_from(output_types, output_shapes, output_classes)
 
     @staticmethod
     def _of(iterator_resource: Tensor, initializer, spec) -> Iterator:
-        return Iterator(iterator_resource, initializer, structure.types_of(spec), structure.shapes_of(spec))
+        return Iterator(iterator_resource, initializer, structure.types_of(spec), structure.shapes_of(spec),
+                        structure.classes_of(spec))
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None) -> Iterator:
         """An uninitialized iterator for elements of this structure; ``make_initializer(ds)`` points it at a
         dataset (switch datasets by running another initializer)."""
-        spec = structure.specs_from(output_types, output_shapes)
+        spec = structure.specs_from(output_types, output_shapes, output_classes)
         op = apply_op("IteratorV2", [], {"container": "", "shared_name": shared_name or "", **_flat_attrs(spec)},
                       name="IteratorV2")
         return Iterator._of(op.outputs[0], None, spec)
@@ -303,7 +304,7 @@ class Iterator(structure.HasElementSpec):
         """An iterator that reads whichever iterator ``string_handle`` (a string tensor, usually fed) names."""
         from dflow.ops.constant_op import convert_to_tensor
 
-        spec = structure.specs_from(output_types, output_shapes)
+        spec = structure.specs_from(output_types, output_shapes, output_classes)
         string_handle = convert_to_tensor(string_handle, dtype=dtypes.string)
         op = apply_op("IteratorFromStringHandleV2", [string_handle], _flat_attrs(spec),
                       name="IteratorFromStringHandleV2")
@@ -325,7 +326,8 @@ class Iterator(structure.HasElementSpec):
         if not structure.same_structure(want, got):
             raise TypeError(f"Expected output types {structure.describe_types(want)} but got dataset with output "
                             f"types {structure.describe_types(got)}.")
-        if structure.types_of(want) != structure.types_of(got):
+        if structure.types_of(want) != structure.types_of(got) or \
+                structure.classes_of(want) != structure.classes_of(got):
             raise TypeError(f"Expected output types {structure.describe_types(want)} but got dataset with output "
                             f"types {structure.describe_types(got)}.")
         for w, g in zip(structure.flatten(want), structure.flatten(got)):

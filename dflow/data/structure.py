@@ -11,6 +11,11 @@ At graph-construction time each leaf is described by a ``ComponentSpec``
 numpy values, one per leaf in ``nest.flatten`` order (dicts by sorted key),
 and only ``get_next`` packs them back into the user's structure.
 
+A ``SparseTensor`` component is one leaf of the structure (its spec a
+``SparseTensorSpec``) but three flat components, as TF1 carries it:
+``indices`` (int64 ``[N, rank]``), ``values`` (``[N]``) and ``dense_shape``
+(int64 ``[rank]``); ``flatten`` and ``pack`` expand and rebuild it.
+
 >>> import dflow as tf
 >>> spec = spec_of(normalize_element((tf.constant(1), {"b": tf.constant([1.0]), "a": tf.constant("x")})))
 >>> [str(s) for s in flatten(spec)]
@@ -22,8 +27,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from dflow.framework import dtypes, nest
+from dflow.framework.composite import SparseTensor, SparseTensorValue
 from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape, as_shape
+from dflow.framework.type_spec import SparseTensorSpec
 from dflow.ops.constant_op import convert_to_tensor
 
 
@@ -50,8 +57,43 @@ class ComponentSpec:
 
 
 def is_structure(x) -> bool:
-    """Tuples and dicts nest; everything else (lists included) is a component."""
-    return isinstance(x, (tuple, Mapping))
+    """Tuples and dicts nest; everything else (lists and sparse values included) is a component."""
+    return isinstance(x, (tuple, Mapping)) and not isinstance(x, SparseTensorValue)
+
+
+def is_sparse(x) -> bool:
+    """A sparse leaf: a SparseTensor or its spec."""
+    return isinstance(x, (SparseTensor, SparseTensorSpec))
+
+
+def sparse_components(spec: SparseTensorSpec) -> list:
+    """The three flat ``ComponentSpec`` of a sparse component: indices, values, dense_shape."""
+    rank = spec.shape.ndims
+    return [ComponentSpec(dtypes.int64, [None, rank]), ComponentSpec(spec.dtype, [None]),
+            ComponentSpec(dtypes.int64, [rank])]
+
+
+def has_sparse(spec) -> bool:
+    return any(is_sparse(x) for x in _leaves(spec))
+
+
+def sparse_slots(spec) -> list:
+    """The flat index of each sparse component's ``indices`` (its ``values`` and ``dense_shape`` follow)."""
+    out, i = [], 0
+    for leaf in _leaves(spec):
+        if is_sparse(leaf):
+            out.append(i)
+            i += 3
+        else:
+            i += 1
+    return out
+
+
+def with_shape(spec, shape):
+    """``spec`` (dense or sparse) with another shape."""
+    if isinstance(spec, SparseTensorSpec):
+        return SparseTensorSpec(shape, spec.dtype)
+    return ComponentSpec(spec.dtype, shape)
 
 
 def _rebuild(template, children: list):
@@ -76,8 +118,10 @@ def normalize_element(value, what: str = "element"):
         raise TypeError(f"The {what} of a dataset cannot be None.")
 
     def convert(v):
-        if isinstance(v, Tensor):
+        if isinstance(v, (Tensor, SparseTensor)):
             return v
+        if isinstance(v, SparseTensorValue):
+            return SparseTensor.from_value(v)
         if v is None:
             raise TypeError(f"The {what} of a dataset contains None, which is not a tensor.")
         return convert_to_tensor(v, name="component")
@@ -85,23 +129,51 @@ def normalize_element(value, what: str = "element"):
     return map_components(convert, value)
 
 
-def flatten(structure) -> list:
-    """The components of ``structure`` in flat order (dicts by sorted key)."""
+def _leaves(structure) -> list:
     return nest.flatten(structure) if is_structure(structure) else [structure]
 
 
+flatten_specs = _leaves  # the leaves of a spec structure, a SparseTensorSpec as one
+
+
+def flatten(structure) -> list:
+    """The flat components of ``structure`` in order (dicts by sorted key; a sparse leaf gives three)."""
+    out = []
+    for leaf in _leaves(structure):
+        if isinstance(leaf, SparseTensorSpec):
+            out.extend(sparse_components(leaf))
+        elif isinstance(leaf, SparseTensor):
+            out.extend(leaf._fetch_components())
+        else:
+            out.append(leaf)
+    return out
+
+
 def pack(structure, flat: list):
-    """``flat`` rebuilt in the shape of ``structure``."""
-    if not is_structure(structure):
-        if len(flat) != 1:
-            raise ValueError(f"Expected 1 component, got {len(flat)}")
-        return flat[0]
-    return nest.pack_sequence_as(structure, list(flat))
+    """``flat`` rebuilt in the shape of ``structure`` (three flat components make a sparse leaf:
+    a SparseTensor of tensors, else a SparseTensorValue)."""
+    expected = len(flatten(structure))
+    if len(flat) != expected:
+        raise ValueError(f"Expected {expected} components, got {len(flat)}")
+    leaves, it = [], iter(flat)
+    for leaf in _leaves(structure):
+        if not is_sparse(leaf):
+            leaves.append(next(it))
+            continue
+        parts = (next(it), next(it), next(it))
+        if isinstance(parts[0], Tensor):
+            sp = SparseTensor(*parts)
+            sp._static_shape = leaf.shape
+            leaves.append(sp)
+        else:
+            leaves.append(SparseTensorValue(*parts))
+    return nest.pack_sequence_as(structure, leaves) if is_structure(structure) else leaves[0]
 
 
 def spec_of(structure):
-    """The ``ComponentSpec`` structure of a structure of tensors."""
-    return map_components(lambda t: ComponentSpec(t.dtype, t.shape), structure)
+    """The ``ComponentSpec`` (``SparseTensorSpec`` for sparse leaves) structure of a structure of tensors."""
+    return map_components(lambda t: SparseTensorSpec(t.shape, t.dtype) if isinstance(t, SparseTensor)
+                          else ComponentSpec(t.dtype, t.shape), structure)
 
 
 def types_of(spec):
@@ -113,10 +185,10 @@ def shapes_of(spec):
 
 
 def classes_of(spec):
-    return map_components(lambda s: Tensor, spec)
+    return map_components(lambda s: SparseTensor if isinstance(s, SparseTensorSpec) else Tensor, spec)
 
 
-def specs_from(output_types, output_shapes=None):
+def specs_from(output_types, output_shapes=None, output_classes=None):
     """The spec structure for ``output_types`` and (optionally) ``output_shapes``.
 
     The types give the structure; each leaf of it takes the shape at the same
@@ -124,11 +196,14 @@ def specs_from(output_types, output_shapes=None):
     ``(2, 3)``, a ``TensorShape``), as TF1's ``map_structure_up_to``.
     """
     if output_shapes is None:
-        return map_components(lambda t: ComponentSpec(dtypes.as_dtype(t), None), output_types)
+        output_shapes = map_components(lambda t: None, output_types)
+    sparse = iter([c is SparseTensor or isinstance(c, SparseTensorSpec) for c in _leaves(output_classes)]
+                  if output_classes is not None else [])
 
     def walk(types, shapes):
         if not is_structure(types):
-            return ComponentSpec(dtypes.as_dtype(types), as_shape(shapes))
+            spec = ComponentSpec(dtypes.as_dtype(types), None if shapes is None else as_shape(shapes))
+            return SparseTensorSpec(spec.shape, spec.dtype) if next(sparse, False) else spec
         if isinstance(types, Mapping):
             if not isinstance(shapes, Mapping) or set(shapes) != set(types):
                 raise ValueError(f"output_shapes {output_shapes!r} do not have the structure of output_types "
@@ -152,9 +227,9 @@ def same_structure(a, b) -> bool:
 
 def most_specific_compatible(a, b):
     """The spec both ``a`` and ``b`` satisfy (same structure and dtypes assumed)."""
-    return nest.map_structure(lambda x, y: ComponentSpec(x.dtype, x.shape.most_specific_compatible_shape(y.shape)),
-                              a, b) if is_structure(a) else \
-        ComponentSpec(a.dtype, a.shape.most_specific_compatible_shape(b.shape))
+    merged = [with_shape(x, x.shape.most_specific_compatible_shape(y.shape)) for x, y in zip(_leaves(a), _leaves(b))]
+    return nest.pack_sequence_as(a, merged) if is_structure(a) else merged[0]
+
 
 
 def describe_types(spec) -> str:

@@ -88,7 +88,10 @@ class MapDataset(UnaryDataset):
     def __init__(self, input_dataset, map_func, num_parallel_calls=None):
         self._fn, out = trace_map(map_func, input_dataset._spec, "map")
         self._parallel = _parallelism(num_parallel_calls)
-        self._elementwise = elementwise(self._fn)  # a batch right after may run it once per batch
+        # A batch right after may run an element-wise map once per batch (not one of SparseTensors:
+        # their batch is no stack of their components).
+        self._elementwise = elementwise(self._fn) and not structure.has_sparse(input_dataset._spec) and \
+            not structure.has_sparse(out)
         super().__init__(input_dataset, structure.spec_of(out))
 
     def _functions(self):
@@ -156,7 +159,7 @@ class InterleaveDataset(FlatMapDataset):
 
 def _batched(spec, size):
     dim = TensorShape([size])
-    return structure.map_components(lambda s: structure.ComponentSpec(s.dtype, dim.concatenate(s.shape)), spec)
+    return structure.map_components(lambda s: structure.with_shape(s, dim.concatenate(s.shape)), spec)
 
 
 class BatchDataset(_IntArgDataset):
@@ -175,11 +178,11 @@ class BatchDataset(_IntArgDataset):
             vectorized.append(base)
             base = base._input
         batch_fns = [ctx.function(m._fn) for m in reversed(vectorized)]
-        per_element, dts = None, base._flat_np_dtypes()
+        per_element, dts, sparse = None, base._flat_np_dtypes(), structure.sparse_slots(base._spec)
         if isinstance(base, MapDataset) and base._parallel <= 1:
             per_element, base = ctx.function(base._fn), base._input
         up = base._build(ctx)
-        return lambda: BatchIterator(up(), size, self._drop, dts, per_element, batch_fns)
+        return lambda: BatchIterator(up(), size, self._drop, dts, per_element, batch_fns, sparse)
 
 
 def _padded_shape_spec(padded, component: structure.ComponentSpec):
@@ -209,6 +212,10 @@ def _padding_compatible(padded: TensorShape, shape: TensorShape) -> bool:
 class PaddedBatchDataset(_IntArgDataset):
     def __init__(self, input_dataset, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
         spec = input_dataset._spec
+        for s in structure.flatten_specs(spec):
+            if not isinstance(s, structure.ComponentSpec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce tensor elements but type "
+                                f"spec of elements in the input dataset is not a subclass of TensorSpec: `{s!r}`.")
         flat = structure.flatten(spec)
         self._size = scalar_arg(batch_size, "batch_size")
         self._drop = _static_bool(drop_remainder, "drop_remainder")
@@ -292,13 +299,13 @@ class UnbatchDataset(UnaryDataset):
         def unbatched(s):
             if s.shape.ndims == 0:
                 raise ValueError("Cannot unbatch an input with scalar components.")
-            return structure.ComponentSpec(s.dtype, s.shape[1:] if s.shape.ndims is not None else None)
+            return structure.with_shape(s, s.shape[1:] if s.shape.ndims is not None else None)
 
         super().__init__(input_dataset, structure.map_components(unbatched, input_dataset._spec))
 
     def _build(self, ctx):
-        up = self._input._build(ctx)
-        return lambda: UnbatchIterator(up())
+        up, sparse = self._input._build(ctx), structure.sparse_slots(self._input._spec)
+        return lambda: UnbatchIterator(up(), sparse)
 
 
 # -- order and count -----------------------------------------------------------------------

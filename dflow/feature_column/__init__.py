@@ -11,6 +11,13 @@ from dflow.feature_column.feature_column import (  # noqa: F401 - installs tf.fe
     input_layer,
     linear_model,
     numeric_column,
+    sequence_categorical_column_with_hash_bucket,
+    sequence_categorical_column_with_identity,
+    sequence_categorical_column_with_vocabulary_file,
+    sequence_categorical_column_with_vocabulary_list,
+    sequence_numeric_column,
+    shared_embedding_columns,
+    weighted_categorical_column,
 )
 from dflow.feature_column.vocabulary_file import (  # noqa: F401, E402 - backed by tf.lookup tables
     categorical_column_with_vocabulary_file,

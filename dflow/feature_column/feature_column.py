@@ -9,13 +9,17 @@ does. Categorical columns (``categorical_column_with_*``,
 ``bucketized_column``, ``crossed_column``) give ids; ``linear_model`` learns
 one weight per id (and per dense element) plus a bias.
 
-Ids. dflow has no SparseTensor: a categorical column's ids are a dense
-int64 ``[batch, n]`` tensor, with -1 where the input had no value (the entries
-TF1 drops when it converts a dense input to sparse: ``''`` for strings, -1
-for integers). Lookups, embeddings, indicators and crosses read them as TF1
-reads its sparse ids, so values match TF1's; a SparseTensor-like input raises
-NotImplementedError. Raw features of rank 1 are expanded to ``[batch, 1]`` as
-TF1 does; rank 0 is a ValueError.
+Ids. A categorical column's ids are a dense int64 ``[batch, n]`` tensor,
+with -1 where the input had no value, and a mask of the entries present. A
+dense input is present where it is not the value TF1 drops when it converts
+a dense input to sparse (``''`` for strings, -1 for integers); a
+``SparseTensor`` input (as ``parse_example`` gives for a ``VarLenFeature``)
+is made dense row by row, present exactly at its indices. Lookups,
+embeddings, indicators and crosses read them as TF1 reads its sparse ids
+(negative ids and, for ``mean``/``sqrtn``, non-positive weights are pruned,
+as ``safe_embedding_lookup_sparse`` does), so values match TF1's. Raw
+features of rank 1 are expanded to ``[batch, 1]`` as TF1 does; rank 0 is a
+ValueError.
 
 Names and variables follow TF1: ``input_layer/<column>/...``, embeddings in
 ``input_layer/<categorical>_embedding/embedding_weights``, linear weights in
@@ -44,20 +48,16 @@ from dflow.ops.select_ops import where_v2
 from dflow.ops.string_ops import as_string, string_to_hash_bucket_fast
 from dflow.ops.variable_scope import get_variable
 
-_Ids = collections.namedtuple("_Ids", ["ids", "present"])
-_Ids.__doc__ = """A categorical column's ids: int64 ``[batch, n]`` (-1 where absent) and the bool
+_Ids = collections.namedtuple("_Ids", ["ids", "present", "weights"], defaults=(None,))
+_Ids.__doc__ = """A categorical column's ids: int64 ``[batch, n]`` (-1 where absent), the bool
 mask of entries present in the input (crosses hash present entries even if
-their id is negative, as TF1's sparse crosses do)."""
+their id is negative, as TF1's sparse crosses do) and, for a
+``weighted_categorical_column``, the float32 ``[batch, n]`` weight of each
+entry (0 where absent)."""
 
 
 def _is_sparse(value) -> bool:
     return all(hasattr(value, a) for a in ("indices", "values", "dense_shape"))
-
-
-def _sparse_error(key) -> NotImplementedError:
-    return NotImplementedError(
-        f"Feature {key!r} is a SparseTensor; dflow has no SparseTensor. Pass a dense tensor or array, with -1 "
-        f"(integers) or '' (strings) where a row has no value, as TF1 accepts for categorical columns.")
 
 
 class _LazyBuilder:
@@ -68,6 +68,7 @@ class _LazyBuilder:
             raise TypeError(f"features must be a dict of feature name to tensor, got {type(features).__name__}")
         self._features = dict(features)
         self._cache: dict = {}
+        self._present: dict = {}  # raw feature name -> bool mask of the entries a SparseTensor input holds
 
     def get(self, key):
         if key in self._cache:
@@ -83,17 +84,42 @@ class _LazyBuilder:
         self._cache[key] = out
         return out
 
+    def present(self, key: str):
+        """The mask of entries a SparseTensor feature ``key`` holds (None for a dense feature)."""
+        self.get(key)
+        return self._present.get(key)
+
     def _raw(self, key: str) -> Tensor:
         raw = self._features[key]
+        present = None
         if _is_sparse(raw):
-            raise _sparse_error(key)
-        t = convert_to_tensor(raw, name=key)
+            t, present = _densify(raw, key)
+        else:
+            t = convert_to_tensor(raw, name=key)
         rank = t.shape.ndims
         if rank == 0:
             raise ValueError(f"Feature (key: {key}) cannot have rank 0. Given: {t}")
         if rank == 1:
-            return array_ops.expand_dims(t, -1)
+            t = array_ops.expand_dims(t, -1)
+            present = None if present is None else array_ops.expand_dims(present, -1)
+        if present is not None:
+            self._present[key] = present
         return t
+
+
+def _densify(raw, key: str) -> tuple:
+    """A SparseTensor(Value) feature as (dense values, bool mask of its entries): ids absent from it
+    read as TF1's ignored value ('' or -1, or 0 for other dtypes), present only at its indices."""
+    from dflow.framework.composite import SparseTensor
+    from dflow.ops.sparse_ops import sparse_to_dense
+
+    sp = SparseTensor.from_value(raw)
+    fill = _ignore_value(sp.dtype) if sp.dtype is dtypes.string or sp.dtype.is_integer else 0
+    values = sparse_to_dense(sp.indices, sp.dense_shape, sp.values, default_value=fill, validate_indices=False,
+                             name=f"{key}_to_dense")
+    present = sparse_to_dense(sp.indices, sp.dense_shape, True, default_value=False, validate_indices=False,
+                              name=f"{key}_present")
+    return values, present
 
 
 def _flatten_2d(t: Tensor) -> Tensor:
@@ -158,7 +184,9 @@ def _check_string_or_int(dtype, prefix: str) -> None:
 def _categorical_input(builder, key: str, dtype_check) -> tuple:
     t = builder.get(key)
     dtype_check(t)
-    present = math_ops.not_equal(t, convert_to_tensor(_ignore_value(t.dtype), dtype=t.dtype))
+    present = builder.present(key)
+    if present is None:
+        present = math_ops.not_equal(t, convert_to_tensor(_ignore_value(t.dtype), dtype=t.dtype))
     return t, present
 
 
@@ -170,9 +198,8 @@ def _masked(ids: Tensor, present: Tensor) -> _Ids:
 # -- numeric_column ---------------------------------------------------------------------------
 
 
-class _NumericColumn(_DenseColumn, collections.namedtuple(
-        "NumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn"))):
-    """See ``numeric_column``."""
+class _NumericBase(_FeatureColumn):
+    """A column of ``shape`` real values (per example or per time step) read from feature ``key``."""
 
     __slots__ = ()
 
@@ -184,8 +211,29 @@ class _NumericColumn(_DenseColumn, collections.namedtuple(
     def _variable_shape(self) -> TensorShape:
         return TensorShape(self.shape)
 
+
+def _check_numeric_args(key, shape, dtype, normalizer_fn) -> tuple:
+    shape = _check_shape(shape, key)
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype!r}, key: {key}")
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    _check_key(key)
+    return shape, dtype
+
+
+class _NumericColumn(_NumericBase, _DenseColumn, collections.namedtuple(
+        "NumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn"))):
+    """See ``numeric_column``."""
+
+    __slots__ = ()
+
     def _transform_feature(self, builder):
         t = builder.get(self.key)
+        if builder.present(self.key) is not None:
+            raise ValueError(f"The corresponding Tensor of numerical column must be a Tensor. SparseTensor is not "
+                             f"supported. key: {self.key}")
         if self.normalizer_fn is not None:
             t = self.normalizer_fn(t)
         return math_ops.cast(t, dtypes.float32)
@@ -266,14 +314,8 @@ def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32, no
     ...     s.run(net).tolist()
     [[1.0], [5.0]]
     """
-    shape = _check_shape(shape, key)
-    dtype = dtypes.as_dtype(dtype)
-    if not (dtype.is_integer or dtype.is_floating):
-        raise ValueError(f"dtype must be convertible to float. dtype: {dtype!r}, key: {key}")
+    shape, dtype = _check_numeric_args(key, shape, dtype, normalizer_fn)
     default_value = _check_default_value(shape, default_value, dtype, key)
-    if normalizer_fn is not None and not callable(normalizer_fn):
-        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
-    _check_key(key)
     return _NumericColumn(key, shape, default_value, dtype, normalizer_fn)
 
 
@@ -506,18 +548,23 @@ class _CrossedColumn(_CategoricalColumn, collections.namedtuple(
 
         # TF1's sparse_cross takes its sparse inputs (categorical columns' ids) first, then
         # its dense ones (raw features), whatever the order of ``keys``; the hash depends on it.
-        sparse_values, sparse_masks, dense_values = [], [], []
+        sparse_values, sparse_masks, dense_values, dense_masks = [], [], [], []
         for key in _leaf_keys(self):
             if isinstance(key, str):
                 t = builder.get(key)
                 if t.dtype is not dtypes.string:
                     t = math_ops.cast(t, dtypes.int64)
-                dense_values.append(_flatten_2d(t))
+                present = builder.present(key)
+                if present is None:  # a dense feature: every entry is crossed
+                    dense_values.append(_flatten_2d(t))
+                    dense_masks.append(fill(array_ops.shape(dense_values[-1]), True))
+                else:  # a SparseTensor feature: a sparse input of the cross, in order of the keys
+                    sparse_values.append(_flatten_2d(t))
+                    sparse_masks.append(_flatten_2d(present))
             else:
                 ids = key._get_ids(builder)
                 sparse_values.append(ids.ids)
                 sparse_masks.append(ids.present)
-        dense_masks = [fill(array_ops.shape(t), True) for t in dense_values]
         ids = hashed_cross(sparse_values + dense_values, sparse_masks + dense_masks, self.hash_bucket_size,
                            self.hash_key)
         return _Ids(ids, math_ops.greater_equal(ids, convert_to_tensor(0, dtype=dtypes.int64)))
@@ -560,15 +607,25 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn", (
     def _variable_shape(self) -> TensorShape:
         return TensorShape([1, self.categorical_column._num_buckets])
 
-    def _transform_feature(self, builder):
+    def _one_hot(self, ids: _Ids) -> Tensor:
+        """One-hot ids (times their weights: TF1 sums all the weights of an id, none is pruned)."""
         from dflow.ops.creation_ops import one_hot
 
-        ids = self.categorical_column._get_ids(builder).ids
-        hot = one_hot(ids, self.categorical_column._num_buckets, on_value=1.0, off_value=0.0)
-        return reduction_ops.reduce_sum(hot, axis=[-2])
+        hot = one_hot(ids.ids, self.categorical_column._num_buckets, on_value=1.0, off_value=0.0)
+        return hot if ids.weights is None else hot * array_ops.expand_dims(ids.weights, -1)
+
+    def _transform_feature(self, builder):
+        return reduction_ops.reduce_sum(self._one_hot(self.categorical_column._get_ids(builder)), axis=[-2])
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        _reject_sequence(self, "indicator_column")
         return builder.get(self)
+
+    def _get_sequence_dense_tensor(self, builder, weight_collections=None, trainable=None) -> tuple:
+        """(float32 ``[batch, time, num_buckets]``, int64 ``[batch]`` sequence lengths) of a sequence
+        column: each step's one-hot id (weighted, for a weighted column), as TF1's."""
+        ids, length = _sequence_ids(self, "indicator_column", builder)
+        return self._one_hot(ids), length
 
 
 @tf_export("feature_column.indicator_column")
@@ -579,28 +636,104 @@ def indicator_column(categorical_column):
     return _IndicatorColumn(categorical_column)
 
 
-def _combine_embeddings(params, ids: Tensor, combiner: str) -> Tensor:
-    """TF1's ``safe_embedding_lookup_sparse`` on dense ids: negative ids are ignored, rows
-    without ids give zeros, ``combiner`` is ``sum``, ``mean`` or ``sqrtn``."""
+def _combine_embeddings(params, ids: _Ids, combiner: str, max_norm=None) -> Tensor:
+    """TF1's ``safe_embedding_lookup_sparse`` on dense ids: negative ids are ignored (and, unless
+    ``combiner`` is ``sum``, entries of weight <= 0), rows without ids give zeros; ``combiner`` is
+    ``sum`` (of weight x row), ``mean`` (divided by the sum of weights) or ``sqrtn`` (by the
+    square root of the sum of squared weights)."""
     from dflow.ops.gather_ops import gather
 
     zero = convert_to_tensor(0, dtype=dtypes.int64)
-    valid = math_ops.greater_equal(ids, zero)
-    emb = gather(params, where_v2(valid, ids, zero))
+    valid = math_ops.greater_equal(ids.ids, zero)
+    emb = gather(params, where_v2(valid, ids.ids, zero))
+    if max_norm is not None:  # each row read is clipped to L2 norm max_norm, as embedding_lookup does
+        from dflow.ops.clip_ops import clip_by_norm
+
+        emb = clip_by_norm(emb, max_norm, axes=[-1])
     w = math_ops.cast(valid, dtypes.float32)
-    summed = reduction_ops.reduce_sum(emb * array_ops.expand_dims(w, -1), axis=1)
+    if ids.weights is not None:
+        w = w * ids.weights
+        if combiner != "sum":
+            w = where_v2(math_ops.greater(w, 0.0), w, array_ops.zeros_like(w))
+    summed = reduction_ops.reduce_sum(emb * array_ops.expand_dims(w, -1), axis=-2)
     if combiner == "sum":
         return summed
-    count = math_ops.maximum(reduction_ops.reduce_sum(w, axis=1, keepdims=True), 1.0)
     if combiner == "mean":
-        return summed / count
-    return summed / math_ops.sqrt(count)
+        return math_ops.div_no_nan(summed, reduction_ops.reduce_sum(w, axis=-1, keepdims=True))
+    return math_ops.div_no_nan(summed, math_ops.sqrt(reduction_ops.reduce_sum(w * w, axis=-1, keepdims=True)))
+
+
+def _per_step(ids: _Ids) -> _Ids:
+    """``[batch, time]`` ids as ``[batch, time, 1]``: one id to combine per time step."""
+    return _Ids(*(None if t is None else array_ops.expand_dims(t, -1) for t in ids))
+
+
+def _sequence_ids(column, kind: str, builder) -> tuple:
+    """(ids, sequence length) of ``column.categorical_column``, which must be a sequence column."""
+    if not isinstance(column.categorical_column, _SequenceCategoricalColumn):
+        raise ValueError(f"In {kind}: {column.name}. categorical_column must be of type _SequenceCategoricalColumn "
+                         f"to use sequence_input_layer. Suggested fix: Use one of sequence_categorical_column_with_*. "
+                         f"Given (type {type(column.categorical_column)}): {column.categorical_column}")
+    return column.categorical_column._get_sequence_ids(builder)
+
+
+def _sequence_length(present: Tensor) -> Tensor:
+    """One past the last time step present in each row (TF1's ``sequence_length_from_sparse_tensor``)."""
+    from dflow.ops.creation_ops import range as tf_range
+
+    steps = math_ops.cast(tf_range(1, array_ops.shape(present)[1] + 1), dtypes.int64)
+    last = where_v2(present, steps, array_ops.zeros_like(steps))
+    return reduction_ops.reduce_max(last, axis=1)
 
 
 _COMBINERS = ("mean", "sqrtn", "sum")
 
 
-class _EmbeddingColumn(_DenseColumn, collections.namedtuple(
+class _EmbeddingBase(_DenseColumn):
+    """A ``[batch, dimension]`` embedding of ``categorical_column``'s ids (own or shared weights)."""
+
+    __slots__ = ()
+
+    @property
+    def _variable_shape(self) -> TensorShape:
+        return TensorShape([self.dimension])
+
+    @property
+    def _weights_shape(self) -> tuple:
+        return (self.categorical_column._num_buckets, self.dimension)
+
+    def _transform_feature(self, builder):
+        return self.categorical_column._get_ids(builder)
+
+    def _get_sequence_dense_tensor(self, builder, weight_collections=None, trainable=None) -> tuple:
+        """(float32 ``[batch, time, dimension]``, int64 ``[batch]`` sequence lengths) of a sequence
+        column: each step's embedding (zeros where a row has no id), as TF1's."""
+        ids, length = _sequence_ids(self, "embedding_column", builder)
+        weights = self._embedding_weights(weight_collections, trainable)
+        return _combine_embeddings(weights, _per_step(ids), self.combiner, self.max_norm), length
+
+    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        _reject_sequence(self)
+        weights = self._embedding_weights(weight_collections, trainable)
+        return _combine_embeddings(weights, builder.get(self), self.combiner, self.max_norm)
+
+    def _embedding_weights(self, weight_collections, trainable):
+        return self._new_weights(weight_collections, trainable)
+
+    def _new_weights(self, weight_collections, trainable):
+        """A new ``embedding_weights`` variable in the current scope (restored from the checkpoint if given)."""
+        weights = get_variable("embedding_weights", shape=self._weights_shape, dtype=dtypes.float32,
+                               initializer=self.initializer,
+                               trainable=bool(self.trainable and trainable is not False),
+                               collections=weight_collections)
+        if self.ckpt_to_load_from is not None:
+            from dflow.train.checkpoint_utils import init_from_checkpoint
+
+            init_from_checkpoint(self.ckpt_to_load_from, {self.tensor_name_in_ckpt: weights})
+        return weights
+
+
+class _EmbeddingColumn(_EmbeddingBase, collections.namedtuple(
         "EmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer", "ckpt_to_load_from",
                             "tensor_name_in_ckpt", "max_norm", "trainable"))):
     """See ``embedding_column``."""
@@ -611,25 +744,6 @@ class _EmbeddingColumn(_DenseColumn, collections.namedtuple(
     def name(self) -> str:
         return f"{self.categorical_column.name}_embedding"
 
-    @property
-    def _variable_shape(self) -> TensorShape:
-        return TensorShape([self.dimension])
-
-    def _transform_feature(self, builder):
-        return self.categorical_column._get_ids(builder)
-
-    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
-        ids = builder.get(self).ids
-        weights = get_variable("embedding_weights", shape=(self.categorical_column._num_buckets, self.dimension),
-                               dtype=dtypes.float32, initializer=self.initializer,
-                               trainable=bool(self.trainable and trainable is not False),
-                               collections=weight_collections)
-        if self.ckpt_to_load_from is not None:
-            from dflow.train.checkpoint_utils import init_from_checkpoint
-
-            init_from_checkpoint(self.ckpt_to_load_from, {self.tensor_name_in_ckpt: weights})
-        return _combine_embeddings(weights, ids, self.combiner)
-
 
 @tf_export("feature_column.embedding_column")
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None, ckpt_to_load_from=None,
@@ -637,25 +751,259 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
     """A dense ``[batch, dimension]`` embedding of a categorical column: the rows of
     ``embedding_weights`` (``num_buckets x dimension``, by default truncated normal with
     stddev ``1/sqrt(dimension)``) of a row's ids, combined by ``combiner``."""
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError(f"categorical_column must be a categorical column, got {categorical_column}")
+    initializer = _check_embedding_args(dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt,
+                                        f"Embedding of column_name: {categorical_column.name}")
+    return _EmbeddingColumn(categorical_column, int(dimension), combiner, initializer, ckpt_to_load_from,
+                            tensor_name_in_ckpt, max_norm, trainable)
+
+
+# -- weighted_categorical_column -----------------------------------------------------------------
+
+
+class _WeightedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "WeightedCategoricalColumn", ("categorical_column", "weight_feature_key", "dtype"))):
+    """See ``weighted_categorical_column``."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.categorical_column.name}_weighted_by_{self.weight_feature_key}"
+
+    @property
+    def _num_buckets(self) -> int:
+        return self.categorical_column._num_buckets
+
+    def _transform_feature(self, builder):
+        weights = builder.get(self.weight_feature_key)
+        if weights.dtype.base_dtype is not self.dtype:
+            raise ValueError(f"Bad dtype, expected {self.dtype!r}, but got {weights.dtype!r}.")
+        ids = self.categorical_column._get_ids(builder)
+        weights = _flatten_2d(math_ops.cast(weights, dtypes.float32))
+        # A dense weight of 0 is an absent entry in TF1 (it drops them); here it weighs nothing.
+        return _Ids(ids.ids, ids.present, weights)
+
+
+@tf_export("feature_column.weighted_categorical_column")
+def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
+    """A categorical column whose ids each carry a weight, read from the feature
+    ``weight_feature_key`` (a SparseTensor with the ids' indices, or a dense tensor of their
+    shape). Indicators sum the weights of an id; embeddings and ``linear_model`` weigh each
+    id's row by it (``mean`` divides by the sum of weights)."""
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError(f"categorical_column must be of type _CategoricalColumn. Given: {categorical_column}")
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype {dtype!r} is not convertible to float.")
+    if not weight_feature_key:
+        raise ValueError(f"weight_feature_key must be set. Given: {weight_feature_key!r}")
+    return _WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
+
+
+# -- shared_embedding_columns -------------------------------------------------------------------
+
+
+class _SharedEmbeddingColumn(_EmbeddingBase, collections.namedtuple(
+        "SharedEmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer",
+                                  "shared_embedding_collection_name", "ckpt_to_load_from", "tensor_name_in_ckpt",
+                                  "max_norm", "trainable"))):
+    """See ``shared_embedding_columns``."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.categorical_column.name}_shared_embedding"
+
+    @property
+    def _var_scope_name(self) -> str:
+        return self.shared_embedding_collection_name
+
+    def _embedding_weights(self, weight_collections, trainable):
+        """The collection's variable, or a new one (added to it) for the first column built."""
+        from dflow.framework.graph import add_to_collection, get_collection
+
+        shape = self._weights_shape
+        shared = get_collection(self.shared_embedding_collection_name)
+        if shared:
+            if len(shared) > 1:
+                raise ValueError(f"Collection {self.shared_embedding_collection_name} can only contain one variable. "
+                                 f"Suggested fix A: Choose a unique name for this collection. Suggested fix B: "
+                                 f"remove all other variables from this collection.")
+            weights = shared[0]
+            if weights.shape != TensorShape(shape):
+                raise ValueError(f"Shared embedding collection {self.shared_embedding_collection_name} contains "
+                                 f"variable {weights.name} of unexpected shape {weights.shape}. Expected shape "
+                                 f"is {TensorShape(shape)}.")
+        else:
+            weights = self._new_weights(weight_collections, trainable)
+            add_to_collection(self.shared_embedding_collection_name, weights)
+        return weights
+
+
+def _check_embedding_args(dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt, what):
     if dimension is None or dimension < 1:
         raise ValueError(f"Invalid dimension {dimension}.")
     if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
         raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or none of them.")
     if initializer is not None and not callable(initializer):
-        raise ValueError(f"initializer must be callable if specified. Embedding of column_name: "
-                         f"{categorical_column.name}")
-    if not isinstance(categorical_column, _CategoricalColumn):
-        raise ValueError(f"categorical_column must be a categorical column, got {categorical_column}")
+        raise ValueError(f"initializer must be callable if specified. {what}")
     if combiner not in _COMBINERS:
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
-    if max_norm is not None:
-        raise NotImplementedError("embedding_column(max_norm=...) is not supported by dflow")
     if initializer is None:
         from dflow.ops.init_ops import truncated_normal_initializer
 
         initializer = truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
-    return _EmbeddingColumn(categorical_column, int(dimension), combiner, initializer, ckpt_to_load_from,
-                            tensor_name_in_ckpt, max_norm, trainable)
+    return initializer
+
+
+def _base_type(column) -> type:
+    while isinstance(column, (_WeightedCategoricalColumn, _SequenceCategoricalColumn)):
+        column = column.categorical_column
+    return type(column)
+
+
+@tf_export("feature_column.shared_embedding_columns")
+def shared_embedding_columns(categorical_columns, dimension, combiner="mean", initializer=None,
+                             shared_embedding_collection_name=None, ckpt_to_load_from=None,
+                             tensor_name_in_ckpt=None, max_norm=None, trainable=True):
+    """Embedding columns of several categorical columns (of one type and size) that share one
+    ``embedding_weights`` variable, created by the first column built, in the scope (and graph
+    collection) ``shared_embedding_collection_name``: by default the sorted column names joined
+    by ``_`` plus ``_shared_embedding``, as TF1's ``a_b_shared_embedding/embedding_weights``."""
+    initializer = _check_embedding_args(dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt,
+                                        "Embedding of column_name: shared_embedding_columns")
+    categorical_columns = list(categorical_columns)
+    if not categorical_columns:
+        raise ValueError("categorical_columns must not be empty.")
+    for c in categorical_columns:
+        if not isinstance(c, _CategoricalColumn):
+            raise ValueError(f"All categorical_columns must be subclasses of _CategoricalColumn. Given: {c}, of "
+                             f"type: {type(c)}")
+    first = categorical_columns[0]
+    for c in categorical_columns[1:]:
+        if _base_type(c) is not _base_type(first):
+            raise ValueError(f"To use shared_embedding_column, all categorical_columns must have the same type, or "
+                             f"be weighted_categorical_column or sequence column of the same type. Given column: "
+                             f"{c} of type: {type(c)} does not match given column: {first} of type: {type(first)}")
+        if c._num_buckets != first._num_buckets:
+            raise ValueError(f"To use shared_embedding_column, all categorical_columns must have the same number of "
+                             f"buckets. Given column: {c} with buckets: {c._num_buckets} does not match column: "
+                             f"{first} with buckets: {first._num_buckets}")
+    if not shared_embedding_collection_name:
+        shared_embedding_collection_name = "_".join(sorted(c.name for c in categorical_columns)) + \
+            "_shared_embedding"
+    return [_SharedEmbeddingColumn(c, int(dimension), combiner, initializer, shared_embedding_collection_name,
+                                   ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)
+            for c in categorical_columns]
+
+
+# -- sequence columns ---------------------------------------------------------------------------
+
+
+class _SequenceCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "SequenceCategoricalColumn", ("categorical_column",))):
+    """A categorical column over a sequence: ``[batch, time]`` ids, one per step (see
+    ``sequence_categorical_column_with_*``). ``input_layer`` cannot read it (as in TF1)."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return self.categorical_column.name
+
+    @property
+    def _num_buckets(self) -> int:
+        return self.categorical_column._num_buckets
+
+    def _transform_feature(self, builder):
+        return self.categorical_column._get_ids(builder)
+
+    def _get_sequence_ids(self, builder) -> tuple:
+        """(ids ``[batch, time]``, sequence length ``[batch]`` int64): the length is one past the
+        last step present in a row, as TF1's ``sequence_length_from_sparse_tensor``."""
+        ids = self._get_ids(builder)
+        return ids, _sequence_length(ids.present)
+
+
+def _reject_sequence(column, kind: str = "embedding_column") -> None:
+    if isinstance(column.categorical_column, _SequenceCategoricalColumn):
+        raise ValueError(f"In {kind}: {column.name}. categorical_column must not be of type "
+                         f"_SequenceCategoricalColumn. Suggested fix A: If you wish to use input_layer, use a "
+                         f"non-sequence categorical_column_with_*. Suggested fix B: If you wish to create sequence "
+                         f"input, use sequence_input_layer instead of input_layer. Given (type "
+                         f"{type(column.categorical_column)}): {column.categorical_column}")
+
+
+@tf_export("feature_column.sequence_categorical_column_with_identity")
+def sequence_categorical_column_with_identity(key, num_buckets, default_value=None):
+    """``categorical_column_with_identity`` over a sequence feature (one id per time step)."""
+    return _SequenceCategoricalColumn(categorical_column_with_identity(key, num_buckets, default_value))
+
+
+@tf_export("feature_column.sequence_categorical_column_with_hash_bucket")
+def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
+    """``categorical_column_with_hash_bucket`` over a sequence feature (one id per time step)."""
+    return _SequenceCategoricalColumn(categorical_column_with_hash_bucket(key, hash_bucket_size, dtype))
+
+
+@tf_export("feature_column.sequence_categorical_column_with_vocabulary_list")
+def sequence_categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, default_value=-1,
+                                                     num_oov_buckets=0):
+    """``categorical_column_with_vocabulary_list`` over a sequence feature (one id per time step)."""
+    return _SequenceCategoricalColumn(categorical_column_with_vocabulary_list(
+        key, vocabulary_list, dtype=dtype, default_value=default_value, num_oov_buckets=num_oov_buckets))
+
+
+@tf_export("feature_column.sequence_categorical_column_with_vocabulary_file")
+def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_size=None, num_oov_buckets=0,
+                                                     default_value=None, dtype=dtypes.string):
+    """``categorical_column_with_vocabulary_file`` over a sequence feature (one id per time step)."""
+    from dflow.feature_column.vocabulary_file import categorical_column_with_vocabulary_file
+
+    return _SequenceCategoricalColumn(categorical_column_with_vocabulary_file(
+        key, vocabulary_file, vocabulary_size=vocabulary_size, num_oov_buckets=num_oov_buckets,
+        default_value=default_value, dtype=dtype))
+
+
+class _SequenceNumericColumn(_NumericBase, collections.namedtuple(
+        "SequenceNumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn"))):
+    """See ``sequence_numeric_column``."""
+
+    __slots__ = ()
+
+    def _transform_feature(self, builder):
+        t = builder.get(self.key)
+        if self.normalizer_fn is not None:
+            t = self.normalizer_fn(t)
+        return t
+
+    def _get_sequence_dense_tensor(self, builder, weight_collections=None, trainable=None) -> tuple:
+        """(float32 ``[batch, time, *shape]`` values, int64 ``[batch]`` sequence lengths), as TF1's
+        ``SequenceNumericColumn.get_sequence_dense_tensor``: steps absent read ``default_value``."""
+        values = builder.get(self)
+        present = builder.present(self.key)
+        if present is None:
+            raise ValueError(f"sequence_numeric_column {self.key} needs a SparseTensor input (a VarLenFeature), "
+                             f"got a dense tensor.")
+        fill = convert_to_tensor(self.default_value, dtype=values.dtype)
+        values = math_ops.cast(where_v2(present, values, fill), dtypes.float32)
+        n = int(np.prod(self.shape))
+        dense = array_ops.reshape(values, [array_ops.shape(values)[0], -1, *self.shape])
+        length = _sequence_length(present)
+        if n > 1:
+            length = math_ops.floordiv(length + n - 1, convert_to_tensor(n, dtype=dtypes.int64))
+        return dense, length
+
+
+@tf_export("feature_column.sequence_numeric_column")
+def sequence_numeric_column(key, shape=(1,), default_value=0.0, dtype=dtypes.float32, normalizer_fn=None):
+    """A real-valued sequence feature: ``shape`` values per time step, read from a
+    ``VarLenFeature`` (steps absent read ``default_value``)."""
+    shape, dtype = _check_numeric_args(key, shape, dtype, normalizer_fn)
+    return _SequenceNumericColumn(key, shape, default_value, dtype, normalizer_fn)
 
 
 # The layers that consume columns (``input_layer``, ``linear_model``) are in

@@ -112,7 +112,7 @@ def _linear_weighted_sum(column, builder, units, sparse_combiner, collections_, 
     if isinstance(column, _CategoricalColumn):
         weight = get_variable("weights", shape=(column._num_buckets, units), initializer=zeros_initializer(),
                               trainable=trainable, collections=collections_)
-        return _combine_embeddings(weight, column._get_ids(builder).ids, sparse_combiner)
+        return _combine_embeddings(weight, column._get_ids(builder), sparse_combiner)
     tensor = column._get_dense_tensor(builder, weight_collections=collections_, trainable=trainable)
     num_elements = column._variable_shape.num_elements()
     weight = get_variable("weights", shape=[num_elements, units], initializer=zeros_initializer(),

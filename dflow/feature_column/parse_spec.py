@@ -30,7 +30,15 @@ def parse_example_spec(column) -> dict:
         return {column.key: VarLenFeature(dtypes.int64)}
     if isinstance(column, (fc._HashedCategoricalColumn, fc._VocabularyListCategoricalColumn)):
         return {column.key: VarLenFeature(column.dtype)}
-    if isinstance(column, (fc._IndicatorColumn, fc._EmbeddingColumn)):
+    if isinstance(column, fc._WeightedCategoricalColumn):
+        spec = parse_example_spec(column.categorical_column)
+        spec[column.weight_feature_key] = VarLenFeature(column.dtype)
+        return spec
+    if isinstance(column, fc._SequenceCategoricalColumn):
+        return parse_example_spec(column.categorical_column)
+    if isinstance(column, fc._SequenceNumericColumn):
+        return {column.key: VarLenFeature(column.dtype)}
+    if isinstance(column, (fc._IndicatorColumn, fc._EmbeddingColumn, fc._SharedEmbeddingColumn)):
         return parse_example_spec(column.categorical_column)
     if isinstance(column, fc._CrossedColumn):
         spec = {}

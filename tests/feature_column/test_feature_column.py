@@ -268,13 +268,12 @@ def test_input_dtype_errors_name_the_key():
         fc.input_layer(FEATURES, [fc.indicator_column(fc.categorical_column_with_identity("s", 3))])
 
 
-def test_sparse_input_is_not_implemented():
+def test_sparse_like_input_is_read_as_a_sparse_tensor():
     class FakeSparse:
         indices, values, dense_shape = [[0, 0]], ["a"], [2, 1]
 
     col = fc.indicator_column(fc.categorical_column_with_vocabulary_list("s", ["a"]))
-    with pytest.raises(NotImplementedError, match="SparseTensor"):
-        fc.input_layer({"s": FakeSparse()}, [col])
+    assert run(fc.input_layer({"s": FakeSparse()}, [col])).tolist() == [[1.0], [0.0]]
 
 
 @pytest.mark.parametrize("make,exc,match", [
@@ -296,8 +295,6 @@ def test_sparse_input_is_not_implemented():
      "categorical_column_with_hash_bucket is not supported for crossing"),
     (lambda: fc.crossed_column(["s"], 3), ValueError, "keys must be a list with length > 1"),
     (lambda: fc.indicator_column(fc.numeric_column("n1")), ValueError, "Input must be a CategoricalColumn"),
-    (lambda: fc.embedding_column(fc.categorical_column_with_identity("ids", 3), 2, max_norm=1.0),
-     NotImplementedError, "max_norm"),
 ])
 def test_column_constructor_errors(make, exc, match):
     with pytest.raises(exc, match=match):
