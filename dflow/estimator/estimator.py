@@ -51,7 +51,7 @@ from dflow.estimator.run_hooks import (
     _write_dict_to_summary,
     parse_input_fn_result,
 )
-from dflow.framework import errors
+from dflow.framework import errors, file_io
 from dflow.framework import graph as _graph
 from dflow.train.session_run_hook import SessionRunHook
 
@@ -469,7 +469,7 @@ class Estimator:
         from dflow.train.checkpoint_management import latest_checkpoint
 
         if checkpoint_path:
-            if os.path.isdir(checkpoint_path):
+            if file_io.isdir(checkpoint_path):
                 resolved = latest_checkpoint(checkpoint_path)
                 if not resolved:
                     raise ValueError(f"Could not find a checkpoint in {checkpoint_path} to {what}.")

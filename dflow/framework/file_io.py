@@ -391,6 +391,28 @@ class FileStatistics:
                 f"is_directory={self.is_directory})")
 
 
+def is_file(path) -> bool:
+    """Whether ``path`` is a file (not a directory)."""
+    fs, p = split_path(path)
+    return os.path.isfile(p) if fs is None else fs.isfile(p)
+
+
+def mtime(path) -> float:
+    """The modification time of ``path`` in seconds (``NotFoundError`` if missing)."""
+    fs, p = split_path(path)
+    if fs is None:
+        try:
+            return os.stat(p).st_mtime
+        except OSError as e:
+            raise os_error(e, p) from None
+    return stat(path).mtime_nsec / 1e9
+
+
+def glob_escape(path: str) -> str:
+    """``path`` with ``glob``'s wildcards escaped (a literal path to extend into a pattern)."""
+    return re.sub(r"([*?\[\\])", r"\\\1", path)
+
+
 def _not_found(path: str) -> errors.NotFoundError:
     return errors.NotFoundError(None, None, f"{path}; No such file or directory")
 
