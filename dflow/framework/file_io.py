@@ -561,11 +561,11 @@ def makedirs(path) -> None:
     """Creates ``path`` and its missing parents; succeeds if it exists already."""
     fs, p = split_path(path)
     if fs is not None:
-        head = p.rstrip("/")
-        while head.strip("/") and not fs.exists(head):
+        head = _as_str(path).rstrip("/")  # the URL, up to its first existing ancestor
+        while "://" in head and not fs.exists(head):
             head = posixpath.dirname(head)
-        if head.strip("/") and not fs.isdir(head):
-            raise errors.FailedPreconditionError(None, None, f"{fs.unstrip_protocol(head)} is not a directory")
+        if "://" in head and not fs.isdir(head):
+            raise errors.FailedPreconditionError(None, None, f"{head} is not a directory")
         try:
             fs.makedirs(p, exist_ok=True)
         except OSError as e:
