@@ -463,7 +463,7 @@ class Estimator:
     # -- evaluate -------------------------------------------------------------------------------------
     def eval_dir(self, name=None) -> str:
         """Where ``evaluate(name=...)`` writes its summaries: ``model_dir/eval`` or ``model_dir/eval_<name>``."""
-        return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
+        return file_io.join(self._model_dir, "eval" if not name else "eval_" + name)
 
     def _resolve_checkpoint(self, checkpoint_path, what: str) -> str:
         from dflow.train.checkpoint_management import latest_checkpoint

@@ -231,6 +231,9 @@ def open_file(path, mode: str = "rb"):
         return fs.open(p, mode)
     except OSError as e:
         raise os_error(e, p if fs is None else _as_str(path)) from None
+    except NotImplementedError as e:  # a mode this file system lacks (object stores cannot append)
+        raise errors.UnimplementedError(None, None, f"{_as_str(path)}; mode {mode!r}: "
+                                                    f"{e or 'not supported by its file system'}") from None
 
 
 def as_bytes(value, encoding: str = "utf-8") -> bytes:

@@ -143,7 +143,7 @@ def _unquote(literal: str) -> str:
 
 
 def _state_filename(save_dir: str, latest_filename: str | None) -> str:
-    return os.path.join(save_dir, latest_filename or "checkpoint")
+    return file_io.join(save_dir, latest_filename or "checkpoint")
 
 
 @tf_export("train.generate_checkpoint_state_proto")
@@ -214,7 +214,7 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointStat
         return None
     if not state.model_checkpoint_path:
         raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
-    join = lambda p: p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)
+    join = lambda p: p if os.path.isabs(p) or not file_io.is_local(p) else file_io.join(checkpoint_dir, p)
     state.model_checkpoint_path = join(state.model_checkpoint_path)
     state.all_model_checkpoint_paths = [join(p) for p in state.all_model_checkpoint_paths]
     return state

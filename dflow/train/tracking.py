@@ -391,7 +391,7 @@ class CheckpointManager:
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
         self._keep_every_s = None if keep_checkpoint_every_n_hours is None else keep_checkpoint_every_n_hours * 3600
-        self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._prefix = file_io.join(self._directory, checkpoint_name)
         self._step_counter = step_counter
         self._interval = checkpoint_interval
         self._init_fn = init_fn

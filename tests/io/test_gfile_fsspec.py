@@ -188,6 +188,12 @@ def test_object_checkpoint_in_memory():
             assert tf.train.latest_checkpoint("memory://obj") == path
             ckpt.restore(path).run_restore_ops(sess)
             np.testing.assert_array_equal(sess.run(w), [1.0, 2.0])
+            manager = tf.train.CheckpointManager(ckpt, "memory://mgr", max_to_keep=1)
+            first, second = manager.save(session=sess), manager.save(session=sess)
+            assert (first, second, manager.latest_checkpoint) == ("memory://mgr/ckpt-2", "memory://mgr/ckpt-3",
+                                                                  "memory://mgr/ckpt-3")
+            assert sorted(tf.gfile.ListDirectory("memory://mgr")) == [
+                "checkpoint", "ckpt-3.data-00000-of-00001", "ckpt-3.index"]
 
 
 def test_file_writer_events_read_back_in_memory():
