@@ -574,6 +574,8 @@ def makedirs(path) -> None:
         except OSError as e:
             raise os_error(e, _as_str(path)) from None
         return
+    if os.path.isdir(p):  # the common case, in one stat
+        return
     head = p.rstrip("/") or p
     while head and not os.path.exists(head) and os.path.dirname(head) != head:
         head = os.path.dirname(head)
