@@ -14,13 +14,10 @@ upstream.
 
 from __future__ import annotations
 
-import os
-import secrets
-
 import numpy as np
 
 from dflow.data.pipeline import ListIterator, Stage
-from dflow.framework import errors
+from dflow.framework import errors, file_io
 
 
 def cache_path(filename: str) -> str:
@@ -35,7 +32,7 @@ class CacheSource:
         self.elements = None
 
     def __call__(self):
-        if self.elements is None and self.filename and os.path.exists(cache_path(self.filename)):
+        if self.elements is None and self.filename and file_io.exists(cache_path(self.filename)):
             self.elements = read_cache(cache_path(self.filename), self.np_dtypes)
         if self.elements is not None:
             return ListIterator(self.elements)
@@ -84,23 +81,18 @@ def write_cache(path: str, elements: list, n_components: int) -> None:
             arrays[f"bytes{c}"] = np.frombuffer(b"".join(flat), np.uint8)
         else:
             arrays[f"data{c}"] = np.concatenate([v.ravel() for v in values]) if values else np.zeros(0)
-    tmp = f"{path}.{secrets.token_hex(4)}.tmp"
     try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        file_io.atomic_write(path, lambda f: np.savez(f, **arrays))
+    except (OSError, errors.OpError) as e:
         raise errors.UnknownError(None, None, f"Failed to write the dataset cache {path}: {e}") from None
 
 
 def read_cache(path: str, np_dtypes: list) -> list:
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with file_io.open_file(path, "rb") as f, np.load(f, allow_pickle=False) as z:
             n = int(z["n"])
             columns = [_read_component(z, c, n, dt) for c, dt in enumerate(np_dtypes)]
-    except (OSError, KeyError, ValueError) as e:
+    except (OSError, errors.OpError, KeyError, ValueError) as e:
         raise errors.DataLossError(None, None, f"The dataset cache {path} is unreadable ({e}); delete it to "
                                                f"rebuild it.") from None
     return list(zip(*columns)) if columns else [() for _ in range(n)]

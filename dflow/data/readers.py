@@ -26,7 +26,7 @@ from dflow.data import structure
 from dflow.data.dataset_ops import DatasetV1
 from dflow.data.pipeline import Stage
 from dflow.framework import dtypes, errors
-from dflow.framework.file_io import stat
+from dflow.framework.file_io import split_path, stat
 from dflow.framework.graph import Tensor
 from dflow.framework.tf_record import RecordIterator, open_records
 from dflow.ops.constant_op import convert_to_tensor
@@ -41,13 +41,16 @@ def _strings(value) -> list:
 
 
 def _open(name: str, compression: str, buffer_size: int):
+    fs, path = split_path(name)  # local files open directly; other schemes through fsspec
     try:
         if compression == "GZIP":
-            return gzip.open(name, "rb")
+            return gzip.open(path, "rb") if fs is None else fs.open(path, "rb", compression="gzip")
         if compression == "ZLIB":
-            with open(name, "rb") as f:
+            with open(path, "rb") if fs is None else fs.open(path, "rb") as f:
                 return io.BytesIO(zlib.decompress(f.read()))
-        return open(name, "rb", buffering=buffer_size if buffer_size > 0 else -1)
+        if fs is not None:
+            return fs.open(path, "rb")
+        return open(path, "rb", buffering=buffer_size if buffer_size > 0 else -1)
     except FileNotFoundError:
         raise errors.NotFoundError(None, None, f"{name}; No such file or directory") from None
     except zlib.error as e:

@@ -51,7 +51,7 @@ from dflow.estimator.run_hooks import (
     _write_dict_to_summary,
     parse_input_fn_result,
 )
-from dflow.framework import errors
+from dflow.framework import errors, file_io
 from dflow.framework import graph as _graph
 from dflow.train.session_run_hook import SessionRunHook
 
@@ -463,13 +463,13 @@ class Estimator:
     # -- evaluate -------------------------------------------------------------------------------------
     def eval_dir(self, name=None) -> str:
         """Where ``evaluate(name=...)`` writes its summaries: ``model_dir/eval`` or ``model_dir/eval_<name>``."""
-        return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
+        return file_io.join(self._model_dir, "eval" if not name else "eval_" + name)
 
     def _resolve_checkpoint(self, checkpoint_path, what: str) -> str:
         from dflow.train.checkpoint_management import latest_checkpoint
 
         if checkpoint_path:
-            if os.path.isdir(checkpoint_path):
+            if file_io.isdir(checkpoint_path):
                 resolved = latest_checkpoint(checkpoint_path)
                 if not resolved:
                     raise ValueError(f"Could not find a checkpoint in {checkpoint_path} to {what}.")

@@ -9,7 +9,6 @@ the vocabulary (``Fingerprint64``, as TF1), or to ``default_value``.
 from __future__ import annotations
 
 import collections
-import os
 
 from dflow._api import tf_export
 from dflow.feature_column.feature_column import (
@@ -20,7 +19,7 @@ from dflow.feature_column.feature_column import (
     _dtype_compatible,
     _masked,
 )
-from dflow.framework import dtypes
+from dflow.framework import dtypes, file_io
 from dflow.ops import math_ops
 from dflow.ops.lookup_tables import StaticHashTable, StaticVocabularyTable, TextFileIndex, TextFileInitializer
 
@@ -65,9 +64,9 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
     if not vocabulary_file:
         raise ValueError(f"Missing vocabulary_file in {key}.")
     if vocabulary_size is None:
-        if not os.path.exists(vocabulary_file):
+        if not file_io.exists(vocabulary_file):
             raise ValueError(f"vocabulary_file in {key} does not exist.")
-        with open(vocabulary_file, "rb") as f:
+        with file_io.open_file(vocabulary_file, "rb") as f:
             vocabulary_size = sum(1 for _ in f)
     if vocabulary_size < 1:
         raise ValueError(f"Invalid vocabulary_size in {key}.")

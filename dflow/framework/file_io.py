@@ -7,8 +7,12 @@ file that is never written is never created); text mode reads ``n`` *bytes*
 and decodes them as UTF-8; ``write`` takes ``str`` or ``bytes`` in either
 mode; failures are TF's error classes (``NotFoundError``,
 ``AlreadyExistsError``, ``FailedPreconditionError``, ...) with TF's
-messages. Other schemes (``gs://``, ``s3://``, ...) raise
-``UnimplementedError``, as TF does for a scheme it has no file system for.
+messages. Paths with another scheme (``memory://``, ``s3://``, ``gs://``,
+``hdfs://``, ...) go through fsspec (``fsspec.core.url_to_fs``) and work
+wherever that scheme's fsspec package is installed; its errors become the same
+TF error classes. A scheme fsspec does not know, or whose package is missing,
+raises ``UnimplementedError``, as TF does for a scheme it has no file system
+for. Local paths never touch fsspec.
 
 **Crash-safe writes.**
 
@@ -18,7 +22,9 @@ complete version: the bytes go to a hidden temporary file beside it
 (``.<name>.<random>.tmp``), which is flushed and fsynced, then
 ``os.replace``d onto the final name, and the directory is fsynced so the
 rename itself survives a power cut. A failure before the rename removes the
-temporary file.
+temporary file. On an fsspec file system (object stores have no rename) the
+bytes are kept in memory and stored with one ``pipe_file`` at commit, which
+object stores make visible whole or not at all.
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import posixpath
 import re
@@ -72,10 +79,17 @@ class PendingFiles:
 
     def __init__(self):
         self._pending: list[tuple[str, str]] = []
+        self._remote: list[tuple[object, str, str, bytes]] = []  # (fs, its path, the URL, the bytes)
 
     def write(self, path: str, write: Callable) -> None:
         """Calls ``write(f)`` on a fresh temporary file beside ``path``, then fsyncs it."""
         path = os.fspath(path)
+        fs, fs_path = split_path(path)
+        if fs is not None:
+            buffer = io.BytesIO()
+            write(buffer)
+            self._remote.append((fs, fs_path, _as_str(path), buffer.getvalue()))
+            return
         tmp = _temp_name(path)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         self._pending.append((tmp, path))
@@ -94,12 +108,19 @@ class PendingFiles:
         self._pending = []
         for directory in directories:
             fsync_directory(directory)
+        for fs, fs_path, url, data in self._remote:
+            try:
+                fs.pipe_file(fs_path, data)
+            except OSError as e:
+                raise os_error(e, url) from None
+        self._remote = []
 
     def discard(self) -> None:
         for tmp, _ in self._pending:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         self._pending = []
+        self._remote = []
 
     def __enter__(self) -> PendingFiles:
         return self
@@ -124,30 +145,95 @@ def atomic_write_bytes(path, data: bytes) -> None:
 # -- tf.gfile / tf.io.gfile -------------------------------------------------------------
 
 
-def local_path(path) -> str:
-    """A local path from ``path`` (str, bytes or path-like; ``file://`` stripped)."""
+def _as_str(path) -> str:
     path = os.fspath(path)
     if isinstance(path, bytes):
         path = path.decode("utf-8")
     if not isinstance(path, str):
         raise TypeError(f"Expected a path (str, bytes or os.PathLike), got {type(path).__name__}")
-    scheme, sep, rest = path.partition("://")
-    if sep and scheme and "/" not in scheme:
-        if scheme == "file":
-            return rest
+    return path
+
+
+def _scheme(path: str) -> str:
+    """The scheme of ``path`` (``""`` for a plain path)."""
+    scheme, sep, _ = path.partition("://")
+    return scheme if sep and scheme and "/" not in scheme else ""
+
+
+def split_path(path) -> tuple:
+    """``(None, local path)`` for a plain or ``file://`` path, else ``(fsspec file system, its path)``."""
+    path = _as_str(path)
+    if "://" not in path:
+        return None, path
+    scheme = _scheme(path)
+    if not scheme:
+        return None, path
+    if scheme == "file":
+        return None, path[len("file://"):]
+    try:
+        import fsspec.core
+        return fsspec.core.url_to_fs(path)  # fsspec caches the file system instances
+    except (ImportError, ValueError) as e:  # unknown protocol, or its package is not installed
+        raise errors.UnimplementedError(None, None, f"File system scheme '{scheme}' not implemented "
+                                                    f"(file: '{path}')") from e
+
+
+def is_local(path) -> bool:
+    """Whether ``path`` is on the local file system (no scheme, or ``file://``)."""
+    return _scheme(_as_str(path)) in ("", "file")
+
+
+def local_path(path) -> str:
+    """A local path from ``path`` (str, bytes or path-like; ``file://`` stripped); ``UnimplementedError``
+    for a path of another file system, for the few callers that need a real local file."""
+    path = _as_str(path)
+    scheme = _scheme(path)
+    if scheme == "file":
+        return path[len("file://"):]
+    if scheme:
         raise errors.UnimplementedError(None, None, f"File system scheme '{scheme}' not implemented (file: '{path}')")
     return path
 
 
+_CLASS_ERRORS = ((FileNotFoundError, errors.NotFoundError, "No such file or directory"),
+                 (FileExistsError, errors.AlreadyExistsError, "File exists"),
+                 (PermissionError, errors.PermissionDeniedError, "Permission denied"),
+                 (IsADirectoryError, errors.FailedPreconditionError, "Is a directory"),
+                 (NotADirectoryError, errors.FailedPreconditionError, "Not a directory"))
+
+
 def os_error(e: OSError, path: str) -> errors.OpError:
-    """The TF error class and message for the ``OSError`` that ``path`` raised."""
-    what = e.strerror or str(e)
+    """The TF error class and message for the ``OSError`` that ``path`` raised (fsspec's too, which
+    often carry a class but no errno)."""
+    what = e.strerror
     cls = {errno.ENOENT: errors.NotFoundError, errno.EEXIST: errors.AlreadyExistsError,
            errno.EACCES: errors.PermissionDeniedError, errno.EPERM: errors.PermissionDeniedError,
            errno.EISDIR: errors.FailedPreconditionError, errno.ENOTDIR: errors.FailedPreconditionError,
            errno.ENOTEMPTY: errors.FailedPreconditionError, errno.EINVAL: errors.InvalidArgumentError,
-           errno.ENOSPC: errors.ResourceExhaustedError}.get(e.errno, errors.UnknownError)
-    return cls(None, None, f"{path}; {what}")
+           errno.ENOSPC: errors.ResourceExhaustedError}.get(e.errno)
+    if cls is None:
+        cls = errors.UnknownError
+        for os_cls, tf_cls, text in _CLASS_ERRORS:
+            if isinstance(e, os_cls):
+                cls, what = tf_cls, what or text
+                break
+    return cls(None, None, f"{path}; {what or str(e)}")
+
+
+def open_file(path, mode: str = "rb"):
+    """``path`` opened in binary ``mode`` (local, or through fsspec), with TF's errors."""
+    fs, p = split_path(path)
+    try:
+        if fs is None:
+            return open(p, mode)  # noqa: SIM115 - the caller closes it
+        if "r" in mode and fs.isdir(p):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory")
+        return fs.open(p, mode)
+    except OSError as e:
+        raise os_error(e, p if fs is None else _as_str(path)) from None
+    except NotImplementedError as e:  # a mode this file system lacks (object stores cannot append)
+        raise errors.UnimplementedError(None, None, f"{_as_str(path)}; mode {mode!r}: "
+                                                    f"{e or 'not supported by its file system'}") from None
 
 
 def as_bytes(value, encoding: str = "utf-8") -> bytes:
@@ -161,7 +247,7 @@ def as_bytes(value, encoding: str = "utf-8") -> bytes:
 
 @tf_export("io.gfile.GFile", "gfile.GFile", "gfile.Open")
 class GFile:
-    """A file of TF's file system API (``tf.io.gfile.GFile``), on local paths.
+    """A file of TF's file system API (``tf.io.gfile.GFile``), local or through fsspec.
 
     ``mode`` is ``r``, ``w``, ``a``, ``r+``, ``w+`` or ``a+``, with ``b`` for
     bytes. The file opens on the first read or write: reading a missing file
@@ -197,16 +283,8 @@ class GFile:
     def mode(self) -> str:
         return self._mode
 
-    @property
-    def _path(self) -> str:
-        return local_path(self._name)
-
     def _open(self, mode: str):
-        path = self._path
-        try:
-            return open(path, mode)
-        except OSError as e:
-            raise os_error(e, path) from None
+        return open_file(self._name, mode)
 
     def _preread_check(self):
         if self._reader is None:
@@ -226,7 +304,7 @@ class GFile:
         return data if self._binary else data.decode("utf-8")
 
     def size(self) -> int:
-        return stat(self._path).length
+        return stat(self._name).length
 
     def write(self, file_content) -> None:
         """Appends ``file_content`` (str or bytes, in any mode)."""
@@ -316,28 +394,62 @@ class FileStatistics:
                 f"is_directory={self.is_directory})")
 
 
+def is_file(path) -> bool:
+    """Whether ``path`` is a file (not a directory)."""
+    fs, p = split_path(path)
+    return os.path.isfile(p) if fs is None else fs.isfile(p)
+
+
+def mtime(path) -> float:
+    """The modification time of ``path`` in seconds (``NotFoundError`` if missing)."""
+    fs, p = split_path(path)
+    if fs is None:
+        try:
+            return os.stat(p).st_mtime
+        except OSError as e:
+            raise os_error(e, p) from None
+    return stat(path).mtime_nsec / 1e9
+
+
+def glob_escape(path: str) -> str:
+    """``path`` with ``glob``'s wildcards escaped (a literal path to extend into a pattern)."""
+    return re.sub(r"([*?\[\\])", r"\\\1", path)
+
+
+def _not_found(path: str) -> errors.NotFoundError:
+    return errors.NotFoundError(None, None, f"{path}; No such file or directory")
+
+
 @tf_export("io.gfile.exists", "gfile.Exists")
 def exists(path) -> bool:
     """Whether ``path`` exists (a file or a directory)."""
-    return os.path.exists(local_path(path))
+    fs, p = split_path(path)
+    return os.path.exists(p) if fs is None else fs.exists(p)
 
 
 @tf_export("io.gfile.isdir", "gfile.IsDirectory")
 def isdir(path) -> bool:
     """Whether ``path`` is a directory."""
-    return os.path.isdir(local_path(path))
+    fs, p = split_path(path)
+    return os.path.isdir(p) if fs is None else fs.isdir(p)
 
 
 @tf_export("io.gfile.remove", "gfile.Remove")
 def remove(path) -> None:
     """Deletes the file ``path`` (``NotFoundError`` if missing, ``FailedPreconditionError`` for a directory)."""
-    p = local_path(path)
-    if os.path.isdir(p):
-        raise errors.FailedPreconditionError(None, None, f"{p}; Is a directory")
+    fs, p = split_path(path)
+    where = p if fs is None else _as_str(path)
+    if os.path.isdir(p) if fs is None else fs.isdir(p):
+        raise errors.FailedPreconditionError(None, None, f"{where}; Is a directory")
     try:
-        os.remove(p)
+        if fs is None:
+            os.remove(p)
+        elif not fs.exists(p):  # object stores delete a missing key without complaint
+            raise _not_found(where)
+        else:
+            fs.rm_file(p)
     except OSError as e:
-        raise os_error(e, p) from None
+        raise os_error(e, where) from None
 
 
 _WILDCARDS = ("*", "?", "[", "\\")
@@ -373,9 +485,31 @@ def _unescape(component: str) -> str:
     return re.sub(r"\\(.)", r"\1", component)
 
 
-def _glob_one(pattern: str) -> list:
+class _LocalOps:
+    exists, lexists, isdir, listdir, join = (staticmethod(os.path.exists), staticmethod(os.path.lexists),
+                                             staticmethod(os.path.isdir), staticmethod(os.listdir),
+                                             staticmethod(os.path.join))
+
+
+class _FsspecOps:
+    """The file system calls of ``glob`` on the URLs of one fsspec file system."""
+
+    def __init__(self, fs):
+        self.fs = fs
+        self.exists = self.lexists = fs.exists
+        self.isdir = fs.isdir
+
+    def listdir(self, url: str) -> list:
+        return _fs_listdir(self.fs, self.fs._strip_protocol(url))
+
+    @staticmethod
+    def join(directory: str, name: str) -> str:
+        return posixpath.join(directory + "/" if directory.endswith(":/") else directory, name)
+
+
+def _glob_one(pattern: str, ops) -> list:
     if not any(w in pattern for w in _WILDCARDS):
-        return [pattern] if os.path.exists(pattern) else []
+        return [pattern] if ops.exists(pattern) else []
     parts = pattern.split("/")
     first = next(i for i, part in enumerate(parts) if any(w in part for w in _WILDCARDS))
     base = "/".join(parts[:first]) or "/"  # "" before a leading "/" is the root
@@ -383,11 +517,11 @@ def _glob_one(pattern: str) -> list:
     for part in parts[first:]:
         if any(w in part for w in _WILDCARDS):
             regex = _pattern_regex(part)
-            found = [os.path.join(d, name) if d else name for d in found if os.path.isdir(d or ".")
-                     for name in sorted(os.listdir(d or ".")) if regex.match(name)]
+            found = [ops.join(d, name) if d else name for d in found if ops.isdir(d or ".")
+                     for name in sorted(ops.listdir(d or ".")) if regex.match(name)]
         else:
-            found = [p for p in (os.path.join(d, _unescape(part)) if d else _unescape(part) for d in found)
-                     if os.path.lexists(p)]
+            found = [p for p in (ops.join(d, _unescape(part)) if d else _unescape(part) for d in found)
+                     if ops.lexists(p)]
     return found
 
 
@@ -398,26 +532,50 @@ def glob(pattern) -> list:
     patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
     out = []
     for p in patterns:
-        out.extend(_glob_one(local_path(p)))
+        fs, local = split_path(p)
+        out.extend(_glob_one(local, _LocalOps) if fs is None else _glob_one(_as_str(p), _FsspecOps(fs)))
     return out
+
+
+def _fs_parent_missing(fs, p: str) -> bool:
+    parent = posixpath.dirname(p.rstrip("/"))
+    return bool(parent.strip("/")) and not fs.isdir(parent)
 
 
 @tf_export("io.gfile.mkdir", "gfile.MkDir")
 def mkdir(path) -> None:
     """Creates the directory ``path``; its parent must exist (``NotFoundError`` otherwise)."""
-    p = local_path(path)
+    fs, p = split_path(path)
     try:
-        os.mkdir(p)
+        if fs is None:
+            os.mkdir(p)
+        elif not fs.isdir(p):
+            if _fs_parent_missing(fs, p):
+                raise _not_found(_as_str(path))
+            fs.mkdir(p, create_parents=False)
     except FileExistsError:
         pass  # TF's local file system lets this pass
     except OSError as e:
-        raise os_error(e, p) from None
+        raise os_error(e, p if fs is None else _as_str(path)) from None
 
 
 @tf_export("io.gfile.makedirs", "gfile.MakeDirs")
 def makedirs(path) -> None:
     """Creates ``path`` and its missing parents; succeeds if it exists already."""
-    p = local_path(path)
+    fs, p = split_path(path)
+    if fs is not None:
+        head = _as_str(path).rstrip("/")  # the URL, up to its first existing ancestor
+        while "://" in head and not fs.exists(head):
+            head = posixpath.dirname(head)
+        if "://" in head and not fs.isdir(head):
+            raise errors.FailedPreconditionError(None, None, f"{head} is not a directory")
+        try:
+            fs.makedirs(p, exist_ok=True)
+        except OSError as e:
+            raise os_error(e, _as_str(path)) from None
+        return
+    if os.path.isdir(p):  # the common case, in one stat
+        return
     head = p.rstrip("/") or p
     while head and not os.path.exists(head) and os.path.dirname(head) != head:
         head = os.path.dirname(head)
@@ -429,43 +587,75 @@ def makedirs(path) -> None:
         raise os_error(e, p) from None
 
 
+def _shown(fs, p: str, path) -> str:
+    return p if fs is None else _as_str(path)
+
+
 @tf_export("io.gfile.copy", "gfile.Copy")
 def copy(src, dst, overwrite: bool = False) -> None:
     """Copies the file ``src`` to ``dst`` (``AlreadyExistsError`` if ``dst`` exists, unless ``overwrite``)."""
-    s, d = local_path(src), local_path(dst)
-    if not overwrite and os.path.exists(d):
+    (sfs, s), (dfs, d) = split_path(src), split_path(dst)
+    if not overwrite and exists(dst):
         raise errors.AlreadyExistsError(None, None, "file already exists")
-    if os.path.isdir(d):
-        raise errors.FailedPreconditionError(None, None, f"{d}; Is a directory")
-    if os.path.isdir(s):
-        raise errors.FailedPreconditionError(None, None, f"{s}; Is a directory")
-    try:
-        shutil.copyfile(s, d)
-    except OSError as e:
-        raise os_error(e, e.filename or s) from None
+    if isdir(dst):
+        raise errors.FailedPreconditionError(None, None, f"{_shown(dfs, d, dst)}; Is a directory")
+    if isdir(src):
+        raise errors.FailedPreconditionError(None, None, f"{_shown(sfs, s, src)}; Is a directory")
+    if sfs is None and dfs is None:
+        try:
+            shutil.copyfile(s, d)
+        except OSError as e:
+            raise os_error(e, e.filename or s) from None
+        return
+    if sfs is not None and sfs is dfs:
+        if not sfs.exists(s):
+            raise _not_found(_as_str(src))
+        try:
+            sfs.copy(s, d)
+        except OSError as e:
+            raise os_error(e, _as_str(src)) from None
+        return
+    with open_file(src, "rb") as fin, open_file(dst, "wb") as fout:
+        shutil.copyfileobj(fin, fout, 1 << 20)
 
 
 @tf_export("io.gfile.rename", "gfile.Rename")
 def rename(src, dst, overwrite: bool = False) -> None:
     """Moves the file or directory ``src`` to ``dst`` (``AlreadyExistsError`` if ``dst`` exists, unless
     ``overwrite``)."""
-    s, d = local_path(src), local_path(dst)
-    if not overwrite and os.path.exists(d):
+    (sfs, s), (dfs, d) = split_path(src), split_path(dst)
+    if not overwrite and exists(dst):
         raise errors.AlreadyExistsError(None, None, "file already exists")
-    if not os.path.exists(s):
-        raise errors.NotFoundError(None, None, f"{s}; No such file or directory")
-    if os.path.isdir(d) and not os.path.isdir(s):
-        raise errors.FailedPreconditionError(None, None, f"{s}; Is a directory")
+    if not exists(src):
+        raise _not_found(_shown(sfs, s, src))
+    if isdir(dst) and not isdir(src):
+        raise errors.FailedPreconditionError(None, None, f"{_shown(sfs, s, src)}; Is a directory")
+    if sfs is not dfs and (sfs is None or dfs is None or sfs.protocol != dfs.protocol):
+        raise errors.UnimplementedError(None, None, f"Renaming {_as_str(src)} to {_as_str(dst)}: "
+                                                    f"renaming across file systems is not implemented")
     try:
-        os.replace(s, d)
+        if sfs is None:
+            os.replace(s, d)
+        else:
+            if overwrite and dfs.isdir(d):
+                dfs.rm(d, recursive=True)
+            sfs.mv(s, d, recursive=sfs.isdir(s))
     except OSError as e:
-        raise os_error(e, s) from None
+        raise os_error(e, _shown(sfs, s, src)) from None
 
 
 @tf_export("io.gfile.rmtree", "gfile.DeleteRecursively")
 def rmtree(path) -> None:
     """Deletes ``path`` and everything under it (a file too); ``NotFoundError`` if it does not exist."""
-    p = local_path(path)
+    fs, p = split_path(path)
+    if fs is not None:
+        if not fs.exists(p):
+            raise errors.NotFoundError(None, None, f"{_as_str(path)} not found")
+        try:
+            fs.rm(p, recursive=True)
+        except OSError as e:
+            raise os_error(e, _as_str(path)) from None
+        return
     if not os.path.lexists(p):
         raise errors.NotFoundError(None, None, f"{p} not found")
     try:
@@ -477,16 +667,27 @@ def rmtree(path) -> None:
         raise os_error(e, e.filename or p) from None
 
 
+def _fs_listdir(fs, p: str) -> list:
+    """The entry names of the directory ``p`` of ``fs`` (not the directory itself, as some list it)."""
+    here = p.rstrip("/")
+    names = []
+    for entry in fs.ls(p, detail=False):
+        entry = entry.rstrip("/")
+        if entry != here:
+            names.append(posixpath.basename(entry))
+    return names
+
+
 @tf_export("io.gfile.listdir", "gfile.ListDirectory")
 def listdir(path) -> list:
     """The names of the entries of the directory ``path`` (``NotFoundError`` if it is not one)."""
-    p = local_path(path)
-    if not os.path.isdir(p):
-        raise errors.NotFoundError(None, None, f"Could not find directory {p}")
+    fs, p = split_path(path)
+    if not (os.path.isdir(p) if fs is None else fs.isdir(p)):
+        raise errors.NotFoundError(None, None, f"Could not find directory {_shown(fs, p, path)}")
     try:
-        return os.listdir(p)
+        return os.listdir(p) if fs is None else _fs_listdir(fs, p)
     except OSError as e:
-        raise os_error(e, p) from None
+        raise os_error(e, _shown(fs, p, path)) from None
 
 
 @tf_export("io.gfile.join")
@@ -507,8 +708,9 @@ def _walk(top: str, topdown: bool, onerror):
             onerror(err)
         return
     subdirs, files = [], []
+    is_dir = os.path.isdir if is_local(top) else isdir
     for item in listing:
-        (subdirs if os.path.isdir(os.path.join(top, item)) else files).append(item)
+        (subdirs if is_dir(join(top, item)) else files).append(item)
     here = (top, subdirs, files)
     if topdown:
         yield here
@@ -532,10 +734,28 @@ def walk_v1(top, in_order: bool = True):
     return walk(top, in_order)
 
 
+def _fs_mtime(info: dict) -> int:
+    """Whole seconds of the modification time in an fsspec ``info`` (0 where it has none)."""
+    for key in ("mtime", "LastModified", "last_modified", "updated", "modified", "created"):
+        value = info.get(key)
+        if isinstance(value, (int, float)):
+            return int(value)
+        if hasattr(value, "timestamp"):
+            return int(value.timestamp())
+    return 0
+
+
 @tf_export("io.gfile.stat", "gfile.Stat")
 def stat(path) -> FileStatistics:
     """The ``FileStatistics`` of ``path`` (``NotFoundError`` if missing)."""
-    p = local_path(path)
+    fs, p = split_path(path)
+    if fs is not None:
+        try:
+            info = fs.info(p)
+        except OSError as e:
+            raise os_error(e, _as_str(path)) from None
+        is_dir = info.get("type") == "directory"
+        return FileStatistics(0 if is_dir else int(info.get("size") or 0), _fs_mtime(info) * 1_000_000_000, is_dir)
     try:
         st = os.stat(p)
     except OSError as e:
@@ -545,5 +765,11 @@ def stat(path) -> FileStatistics:
 
 @tf_export("io.gfile.get_registered_schemes")
 def get_registered_schemes() -> list:
-    """The URI schemes gfile serves: ``""`` (plain local paths) and ``"file"``."""
-    return ["", "file"]
+    """The URI schemes gfile serves: ``""`` (plain local paths), ``"file"``, and every protocol fsspec
+    knows (each works where its fsspec package is installed)."""
+    try:
+        import fsspec
+        known = fsspec.available_protocols()
+    except ImportError:
+        known = []
+    return ["", "file"] + [scheme for scheme in known if scheme != "file"]

@@ -60,7 +60,7 @@ from dflow.framework.array_codec import (
     encode_shape,
     unb64,
 )
-from dflow.framework.file_io import atomic_write_bytes
+from dflow.framework.file_io import atomic_write_bytes, join, makedirs
 from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph
 from dflow.framework.tensor_shape import TensorShape
 
@@ -560,7 +560,7 @@ def write_graph(graph_or_graph_def, logdir, name, as_text: bool = True) -> str:
     if not isinstance(graph_or_graph_def, GraphDef):
         raise TypeError(f"write_graph needs a tf.Graph or a GraphDef, got {type(graph_or_graph_def).__name__}")
     logdir = os.fspath(logdir)
-    os.makedirs(logdir, exist_ok=True)
-    path = os.path.join(logdir, name)
+    makedirs(logdir)
+    path = join(logdir, name)
     atomic_write_bytes(path, dumps(graph_or_graph_def.to_dict(), as_text=as_text))
     return path

@@ -30,7 +30,7 @@ import zlib
 
 from dflow._api import tf_export
 from dflow.framework import errors
-from dflow.framework.file_io import as_bytes, local_path, os_error
+from dflow.framework.file_io import as_bytes, open_file
 from dflow.summary.crc32c import crc32c_many, mask, masked_crc32c
 
 
@@ -110,11 +110,7 @@ class TFRecordWriter:
         self._compressor = self._options._compressor()
         self._pending: list = []  # records written since the last drain: framed together, CRCs in one batch
         self._pending_bytes = 0
-        p = local_path(path)
-        try:
-            self._file = open(p, "wb")
-        except OSError as e:
-            raise os_error(e, p) from None
+        self._file = open_file(path, "wb")
 
     def _drain(self) -> None:
         if not self._pending:
@@ -191,11 +187,7 @@ class _Inflater:
 
 def open_records(path, compression: str = ""):
     """A binary stream of the records of ``path`` (``NotFoundError`` if missing), inflated if compressed."""
-    p = local_path(path)
-    try:
-        f = open(p, "rb")
-    except OSError as e:
-        raise os_error(e, p) from None
+    f = open_file(path, "rb")
     if compression:
         return _Inflater(f, 31 if compression == "GZIP" else 15)
     return f

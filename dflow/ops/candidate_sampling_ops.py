@@ -30,7 +30,7 @@ import collections
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import dtypes, errors
+from dflow.framework import dtypes, errors, file_io
 from dflow.framework.graph import name_scope
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument as _invalid
@@ -113,9 +113,9 @@ def _fixed_weights(range_max, vocab_file, distortion, num_reserved_ids, num_shar
     weights = [np.float32(0) for word in range(num_reserved_ids) if word % num_shards == shard]
     if vocab_file:
         try:
-            with open(vocab_file, encoding="utf-8") as f:
-                raw = [float(line.rstrip("\n").split(",")[-1]) for line in f if line.strip()]
-        except (OSError, ValueError) as e:
+            with file_io.open_file(vocab_file, "rb") as f:
+                raw = [float(line.decode("utf-8").rstrip("\n").split(",")[-1]) for line in f if line.strip()]
+        except (OSError, errors.OpError, ValueError) as e:
             raise errors.InvalidArgumentError(None, None, f"Cannot read vocab_file {vocab_file!r}: {e}") from None
     else:
         raw = list(unigrams)

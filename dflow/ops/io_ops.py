@@ -18,12 +18,13 @@ take it as their first input. The state lives in ``dflow/ops/reader_state.py``.
 from __future__ import annotations
 
 import os
+import posixpath
 
 import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
-from dflow.framework.file_io import as_bytes, glob, local_path, makedirs, os_error
+from dflow.framework.file_io import as_bytes, glob, makedirs, open_file
 from dflow.framework.graph import GraphKeys, Tensor, colocate_with, name_scope
 from dflow.framework.tensor_shape import TensorShape
 from dflow.framework.tf_record import TFRecordOptions
@@ -44,24 +45,17 @@ def _string(value) -> str:
 
 
 def _read_file_kernel(filename):
-    path = local_path(_string(filename))
-    try:
-        with open(path, "rb") as f:
-            return np.array(f.read(), dtype=object)
-    except OSError as e:
-        raise os_error(e, path) from None
+    with open_file(_string(filename), "rb") as f:
+        return np.array(f.read(), dtype=object)
 
 
 def _write_file_kernel(filename, contents):
-    path = local_path(_string(filename))
-    directory = os.path.dirname(path)
-    if directory:
+    path = _string(filename)
+    directory = posixpath.dirname(path) if "://" in path else os.path.dirname(path)
+    if directory and ("://" in directory or "://" not in path):
         makedirs(directory)
-    try:
-        with open(path, "wb") as f:
-            f.write(as_bytes(contents.item() if isinstance(contents, np.ndarray) else contents))
-    except OSError as e:
-        raise os_error(e, path) from None
+    with open_file(path, "wb") as f:
+        f.write(as_bytes(contents.item() if isinstance(contents, np.ndarray) else contents))
 
 
 def _matching_files_kernel(pattern):

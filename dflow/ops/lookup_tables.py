@@ -26,7 +26,7 @@ import uuid
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import dtypes, errors
+from dflow.framework import dtypes, errors, file_io
 from dflow.framework.composite import SparseTensor
 from dflow.framework.graph import GraphKeys, add_to_collection, colocate_with, name_scope
 from dflow.framework.tensor_shape import TensorShape
@@ -149,9 +149,9 @@ def read_text_file_table(filename: str, key_index: int, value_index: int, vocab_
                          offset: int, key_dtype, value_dtype) -> tuple:
     """(keys, values) of a vocabulary file, read as TF's ``InitializeTableFromTextFileV2``."""
     try:
-        with open(filename, "rb") as f:
+        with file_io.open_file(filename, "rb") as f:
             lines = f.read().split(b"\n")
-    except FileNotFoundError:
+    except (errors.NotFoundError, errors.FailedPreconditionError):
         raise errors.NotFoundError(None, None, f"{filename}; No such file or directory") from None
     if lines and lines[-1] == b"":
         lines.pop()

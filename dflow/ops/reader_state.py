@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 
 from dflow.framework import dtypes, errors
-from dflow.framework.file_io import local_path, os_error, stat
+from dflow.framework.file_io import os_error, stat
 from dflow.framework.protobuf import Field, Message
 from dflow.framework.tf_record import iter_records, open_records
 
@@ -33,7 +33,7 @@ class ReaderBaseState(Message):
 
 
 def _tf_records(work: bytes, compression: str):
-    stream = open_records(local_path(work), compression)
+    stream = open_records(work, compression)
     try:
         for offset, data in iter_records(stream):
             yield work + b":%d" % offset, data, False
@@ -42,7 +42,7 @@ def _tf_records(work: bytes, compression: str):
 
 
 def _text_lines(work: bytes, skip_header_lines: int):
-    with open_records(local_path(work)) as f:
+    with open_records(work) as f:
         for number, line in enumerate(f, start=1):
             if line.endswith(b"\n"):
                 line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
@@ -51,17 +51,17 @@ def _text_lines(work: bytes, skip_header_lines: int):
 
 
 def _whole_file(work: bytes):
-    with open_records(local_path(work)) as f:
+    with open_records(work) as f:
         try:
             data = f.read()
         except OSError as e:
-            raise os_error(e, f.name) from None
+            raise os_error(e, work.decode()) from None
     yield work, data, True
 
 
 def _fixed_length(work: bytes, record_bytes: int, header_bytes: int, footer_bytes: int, hop_bytes: int,
                   encoding: str):
-    name = local_path(work)
+    name = work
     if encoding:
         stream = open_records(name, encoding)
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import struct
 
-from dflow.framework import errors
+from dflow.framework import errors, file_io
 from dflow.summary.crc32c import masked_crc32c
 
 
@@ -48,5 +48,5 @@ def iter_records(f, path: str = "<stream>"):
 
 def read_records(path: str):
     """Yields the payload of each record of the TFRecord file at ``path``."""
-    with open(path, "rb") as f:
+    with file_io.open_file(path, "rb") as f:
         yield from iter_records(f, path)

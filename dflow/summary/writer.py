@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from dflow._api import tf_export
+from dflow.framework import errors, file_io
 from dflow.framework.graph import Graph, get_default_graph
 from dflow.summary import graph_def as _graph_def
 from dflow.summary.proto import Event, SessionLog, SourceMetadata, Summary
@@ -65,17 +66,17 @@ class EventFileWriter:
         with self._lock:
             if not self._closed:
                 return
-            os.makedirs(self._logdir, exist_ok=True)
+            file_io.makedirs(self._logdir)
             seconds = int(time.time())
             host = socket.gethostname()
             n = 0
             while True:
                 name = event_file_name(seconds, host if n == 0 else f"{host}.{n}", self._suffix)
-                path = os.path.join(self._logdir, name)
+                path = file_io.join(self._logdir, name)
                 try:
-                    self._file = open(path, "xb")  # noqa: SIM115 - kept open until close()
+                    self._file = file_io.open_file(path, "xb")  # kept open until close()
                     break
-                except FileExistsError:
+                except errors.AlreadyExistsError:
                     n += 1
             self._path = path
             self._closed = False

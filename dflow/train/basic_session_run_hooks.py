@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors
+from dflow.framework import errors, file_io
 from dflow.framework.graph import GraphKeys, get_collection, get_default_graph
 from dflow.train import training_util
 from dflow.train.session_run_hook import SessionRunArgs, SessionRunHook
@@ -560,9 +560,9 @@ class ProfilerHook(SessionRunHook):
     def _save(self, step, save_path, step_stats) -> None:
         _log.info("Saving timeline for %d into '%s'.", step, save_path)
         if self._output_dir:
-            os.makedirs(self._output_dir, exist_ok=True)
-        with open(save_path, "w") as f:
-            json.dump(chrome_trace(step_stats), f)
+            file_io.makedirs(self._output_dir)
+        with file_io.open_file(save_path, "wb") as f:
+            f.write(json.dumps(chrome_trace(step_stats)).encode("utf-8"))
 
 
 def chrome_trace(step_stats) -> dict:

@@ -27,7 +27,7 @@ import numpy as np
 
 from dflow.framework import dtypes, errors
 from dflow.framework.array_codec import as_bytes, string_array, unpack_strings
-from dflow.framework.file_io import PendingFiles
+from dflow.framework.file_io import PendingFiles, open_file, stat
 
 FORMAT = "dflow-checkpoint"
 VERSION = 1
@@ -129,19 +129,19 @@ class CheckpointReader:
         self._prefix = prefix
         index_path = index_filename(prefix)
         try:
-            with open(index_path, "rb") as f:
+            with open_file(index_path, "rb") as f:
                 raw = f.read()
-        except FileNotFoundError:
+        except errors.NotFoundError:
             raise errors.NotFoundError(
                 None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for "
                             f"{prefix} (no file {index_path})") from None
-        except IsADirectoryError:
+        except errors.FailedPreconditionError:
             raise errors.NotFoundError(None, None, f"{index_path} is a directory, not a checkpoint index") from None
         self._entries = self._parse_index(index_path, raw)
         self._data_path = data_filename(prefix)
         try:
-            actual = os.path.getsize(self._data_path)
-        except OSError:
+            actual = stat(self._data_path).length
+        except errors.OpError:
             raise errors.DataLossError(None, None, f"Checkpoint {prefix} is incomplete: its data file "
                                                    f"{self._data_path} is missing.") from None
         if actual < self._data_size:
@@ -198,7 +198,7 @@ class CheckpointReader:
         for name in names:
             if name not in self._entries:
                 raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint {self._prefix}")
-        with open(self._data_path, "rb") as f:
+        with open_file(self._data_path, "rb") as f:
             return [self._read(f, name, writable) for name in names]
 
     def debug_string(self) -> bytes:

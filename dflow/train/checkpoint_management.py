@@ -19,12 +19,12 @@ True
 
 from __future__ import annotations
 
-import glob
 import logging
 import os
 import re
 
 from dflow._api import tf_export
+from dflow.framework import errors, file_io
 from dflow.framework.file_io import atomic_write_bytes
 from dflow.train import checkpoint_format
 
@@ -143,7 +143,7 @@ def _unquote(literal: str) -> str:
 
 
 def _state_filename(save_dir: str, latest_filename: str | None) -> str:
-    return os.path.join(save_dir, latest_filename or "checkpoint")
+    return file_io.join(save_dir, latest_filename or "checkpoint")
 
 
 @tf_export("train.generate_checkpoint_state_proto")
@@ -200,11 +200,11 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointStat
     checkpoint_dir = os.fspath(checkpoint_dir)
     path = _state_filename(checkpoint_dir, latest_filename)
     try:
-        with open(path, "rb") as f:
+        with file_io.open_file(path, "rb") as f:
             text = f.read().decode("utf-8")
-    except FileNotFoundError:
+    except errors.NotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as e:
+    except (errors.OpError, UnicodeDecodeError) as e:
         _log.warning("%s: %s; checkpoint state ignored", path, e)
         return None
     try:
@@ -214,7 +214,7 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointStat
         return None
     if not state.model_checkpoint_path:
         raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
-    join = lambda p: p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)
+    join = lambda p: p if os.path.isabs(p) or not file_io.is_local(p) else file_io.join(checkpoint_dir, p)
     state.model_checkpoint_path = join(state.model_checkpoint_path)
     state.all_model_checkpoint_paths = [join(p) for p in state.all_model_checkpoint_paths]
     return state
@@ -223,7 +223,7 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointStat
 @tf_export("train.checkpoint_exists")
 def checkpoint_exists(checkpoint_prefix) -> bool:
     """Whether a checkpoint (its index file) exists at ``checkpoint_prefix``."""
-    return os.path.isfile(checkpoint_format.index_filename(os.fspath(checkpoint_prefix)))
+    return file_io.is_file(checkpoint_format.index_filename(os.fspath(checkpoint_prefix)))
 
 
 @tf_export("train.latest_checkpoint")
@@ -247,8 +247,8 @@ def get_checkpoint_mtimes(checkpoint_prefixes) -> list:
     mtimes = []
     for prefix in checkpoint_prefixes:
         try:
-            mtimes.append(os.stat(checkpoint_format.index_filename(os.fspath(prefix))).st_mtime)
-        except OSError:
+            mtimes.append(file_io.mtime(checkpoint_format.index_filename(os.fspath(prefix))))
+        except errors.OpError:
             continue
     return mtimes
 
@@ -258,13 +258,13 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2, meta_graph
     """Deletes the files of a checkpoint (index, data, meta graph); missing files are fine."""
     prefix = os.fspath(checkpoint_prefix)
     paths = [meta_graph_filename(prefix, meta_graph_suffix), checkpoint_format.index_filename(prefix)]
-    paths += glob.glob(glob.escape(prefix) + ".data-?????-of-?????")
+    paths += file_io.glob(file_io.glob_escape(prefix) + ".data-?????-of-?????")
     for path in paths:
         try:
-            os.remove(path)
-        except FileNotFoundError:
+            file_io.remove(path)
+        except errors.NotFoundError:
             pass
-        except OSError as e:
+        except errors.OpError as e:
             _log.warning("Ignoring: %s", e)
 
 

@@ -23,7 +23,7 @@ import os
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors
+from dflow.framework import errors, file_io
 from dflow.framework.graph import GraphKeys, colocate_with, control_dependencies, get_default_graph, name_scope
 from dflow.ops.registry import apply_op, not_differentiable, register
 from dflow.train import checkpoint_management
@@ -38,7 +38,7 @@ def NewCheckpointReader(filepattern) -> CheckpointReader:  # noqa: N802 - TF1 na
 
 def _checkpoint_prefix(ckpt_dir_or_file) -> str:
     path = os.fspath(ckpt_dir_or_file)
-    if os.path.isdir(path):
+    if file_io.isdir(path):
         latest = checkpoint_management.latest_checkpoint(path)
         if latest is None:
             raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given directory {path}")

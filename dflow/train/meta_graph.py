@@ -38,7 +38,7 @@ import logging
 import os
 
 from dflow._api import tf_export
-from dflow.framework import graph_io
+from dflow.framework import file_io, graph_io
 from dflow.framework.file_io import atomic_write_bytes
 from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph
 
@@ -219,7 +219,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         filename = os.fspath(filename)
         directory = os.path.dirname(filename)
         if directory:
-            os.makedirs(directory, exist_ok=True)
+            file_io.makedirs(directory)
         atomic_write_bytes(filename, graph_io.dumps(meta.to_dict(), as_text=as_text))
     return meta
 
@@ -228,9 +228,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
 def read_meta_graph_file(filename) -> MetaGraphDef:
     """Reads a ``.meta`` file written by dflow (``IOError`` if missing or unreadable)."""
     filename = os.fspath(filename)
-    if not os.path.isfile(filename):
+    if not file_io.is_file(filename):
         raise OSError(f"File {filename} does not exist.")
-    with open(filename, "rb") as f:
+    with file_io.open_file(filename, "rb") as f:
         data = f.read()
     try:
         return MetaGraphDef.FromString(data)

@@ -83,7 +83,7 @@ import time
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors
+from dflow.framework import errors, file_io
 from dflow.framework.graph import GraphKeys, Operation, Tensor, get_default_graph
 from dflow.ops.partitioned_variables import PartitionedVariable, SaveSliceInfo
 from dflow.train import checkpoint_format, checkpoint_management
@@ -429,7 +429,7 @@ class Saver:
             checkpoint_file = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
         else:
             checkpoint_file = save_path
-        if save_dir and not os.path.isdir(save_dir):
+        if save_dir and file_io.is_local(save_dir) and not file_io.isdir(save_dir):  # object stores: no dirs
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if not self._is_empty:
             checkpoint_format.write_checkpoint(checkpoint_file, _assembled(self._entries, values))
@@ -454,8 +454,8 @@ class Saver:
         except UnserializableGraphError as e:
             # The checkpoint itself is fine: restoring needs only the code that built the graph.
             _log.warning("Checkpoint saved without a meta graph (%s): %s", path, e)
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(path)  # a stale one from an earlier save to this prefix would not match
+            with contextlib.suppress(errors.NotFoundError):
+                file_io.remove(path)  # a stale one from an earlier save to this prefix would not match
 
     def restore(self, sess, save_path) -> None:
         """Assigns every variable its value in checkpoint ``save_path`` (one ``sess.run``).

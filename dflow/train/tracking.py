@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import dtypes
+from dflow.framework import dtypes, file_io
 from dflow.framework.graph import get_default_graph, get_default_session
 from dflow.train import checkpoint_format, checkpoint_management
 
@@ -219,7 +219,7 @@ class Checkpoint:
         entries.append((OBJECT_GRAPH_KEY, dtypes.string, np.array(json.dumps(graph).encode(), dtype=object)))
         directory = os.path.dirname(file_prefix)
         if directory:
-            os.makedirs(directory, exist_ok=True)
+            file_io.makedirs(directory)
         checkpoint_format.write_checkpoint(file_prefix, entries)
         return file_prefix
 
@@ -391,7 +391,7 @@ class CheckpointManager:
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
         self._keep_every_s = None if keep_checkpoint_every_n_hours is None else keep_checkpoint_every_n_hours * 3600
-        self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._prefix = file_io.join(self._directory, checkpoint_name)
         self._step_counter = step_counter
         self._interval = checkpoint_interval
         self._init_fn = init_fn

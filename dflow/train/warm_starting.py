@@ -18,7 +18,7 @@ import logging
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors
+from dflow.framework import errors, file_io
 from dflow.framework.graph import GraphKeys, get_default_graph
 from dflow.ops.registry import apply_op, not_differentiable, register
 from dflow.train import checkpoint_utils
@@ -48,8 +48,8 @@ class VocabInfo(_VocabInfo):
 
 
 def _read_vocab(path: str, size: int) -> list:
-    with open(path, encoding="utf-8") as f:
-        tokens = [line.rstrip("\n") for line in f]
+    with file_io.open_file(path, "rb") as f:
+        tokens = [line.decode("utf-8").rstrip("\n").removesuffix("\r") for line in f]
     return tokens if size is None or size < 0 else tokens[:size]
 
 
