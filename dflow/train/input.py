@@ -1,4 +1,5 @@
 """TF1's queue-based input pipelines: ``tf.train.batch``, ``tf.train.shuffle_batch``,
+their ``maybe_`` forms (which enqueue only what ``keep_input`` keeps),
 their ``_join`` forms, and the producers ``input_producer``,
 ``string_input_producer``, ``range_input_producer``, ``slice_input_producer``
 with ``limit_epochs``.
@@ -216,20 +217,126 @@ def _shapes(tensor_list_list, shapes, enqueue_many: bool) -> list:
     return shapes
 
 
-def _enqueue_join(queue, tensor_list_list, enqueue_many: bool) -> None:
-    enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
-    add_queue_runner(QueueRunner(queue, [enqueue_fn(tl) for tl in tensor_list_list]))
+def _validate_keep_input(keep_input, enqueue_many: bool):
+    """``keep_input`` as a bool tensor of rank 0, or 1 with ``enqueue_many``; None stays None (keep all)."""
+    if keep_input is None:
+        return None
+    keep_input = convert_to_tensor(keep_input)
+    if keep_input.shape.ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and keep_input.shape.ndims == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if keep_input.shape.ndims > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    return keep_input
 
 
-def _enqueue(queue, tensor_list, threads: int, enqueue_many: bool) -> None:
+def _select_which_to_enqueue(tensor_list, keep_input) -> list:
+    """The rows of each tensor whose ``keep_input`` entry is True (TF1's ``DynamicPartition``)."""
+    from dflow.ops.math_ops import cast
+    from dflow.ops.partition_ops import dynamic_partition
+
+    select = cast(keep_input, dtypes.int32)
+    return [dynamic_partition(x, select, num_partitions=2)[1] for x in tensor_list]
+
+
+def _enqueue_ops(queue, tensor_list_list, enqueue_many: bool, keep_input) -> list:
+    """One enqueue op per tensor list; with ``keep_input`` they enqueue only what it keeps:
+    a vector selects rows, a scalar known at graph time keeps all or builds a ``NoOp``,
+    else a ``tf.cond`` enqueues or does nothing when run."""
+    from dflow.layers.core import smart_cond
+    from dflow.ops.control_flow_ops import no_op
+
     enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
-    add_queue_runner(QueueRunner(queue, [enqueue_fn(tensor_list)] * threads))
+    if keep_input is None:
+        return [enqueue_fn(tl) for tl in tensor_list_list]
+    if keep_input.shape.ndims == 1:
+        return [enqueue_fn(_select_which_to_enqueue(tl, keep_input)) for tl in tensor_list_list]
+    return [smart_cond(keep_input, lambda tl=tl: enqueue_fn(tl), no_op) for tl in tensor_list_list]
+
+
+def _enqueue_join(queue, tensor_list_list, enqueue_many: bool, keep_input=None) -> None:
+    add_queue_runner(QueueRunner(queue, _enqueue_ops(queue, tensor_list_list, enqueue_many, keep_input)))
+
+
+def _enqueue(queue, tensor_list, threads: int, enqueue_many: bool, keep_input=None) -> None:
+    add_queue_runner(QueueRunner(queue, _enqueue_ops(queue, [tensor_list], enqueue_many, keep_input) * threads))
 
 
 def _dequeue(queue, batch_size, allow_smaller_final_batch: bool, name):
     if allow_smaller_final_batch:
         return queue.dequeue_up_to(batch_size, name=name)
     return queue.dequeue_many(batch_size, name=name)
+
+
+def _keep_list(keep_input) -> list:
+    return [] if keep_input is None else [keep_input]
+
+
+def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+           dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list = _as_tensor_list(tensors)
+    with name_scope(name, "batch", list(tensor_list) + _keep_list(keep_input)) as name:
+        tensor_list = _validate(tensor_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes([tensor_list])
+        shapes = _shapes([tensor_list], shapes, enqueue_many)
+        queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
+        queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        return _as_original_type(tensors, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+
+
+def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=False, shapes=None,
+                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    flat = [t for tl in tensor_list_list for t in tl]
+    with name_scope(name, "batch_join", flat + _keep_list(keep_input)) as name:
+        tensor_list_list = [_validate(tl, "batch_join()") for tl in tensor_list_list]
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
+        queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
+        _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        return _as_original_type(tensors_list[0], _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+
+
+def _check_shuffle_capacity(capacity, min_after_dequeue) -> None:
+    if capacity <= min_after_dequeue:
+        raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
+
+
+def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
+                   enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list = _as_tensor_list(tensors)
+    with name_scope(name, "shuffle_batch", list(tensor_list) + _keep_list(keep_input)) as name:
+        _check_shuffle_capacity(capacity, min_after_dequeue)
+        tensor_list = _validate(tensor_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes([tensor_list])
+        shapes = _shapes([tensor_list], shapes, enqueue_many)
+        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
+                                   shapes=shapes, shared_name=shared_name)
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        return _as_original_type(tensors, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+
+
+def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
+                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                        name=None):
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    flat = [t for tl in tensor_list_list for t in tl]
+    with name_scope(name, "shuffle_batch_join", flat + _keep_list(keep_input)) as name:
+        _check_shuffle_capacity(capacity, min_after_dequeue)
+        tensor_list_list = [_validate(tl, "shuffle_batch_join()") for tl in tensor_list_list]
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
+                                   shapes=shapes, shared_name=shared_name)
+        _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        return _as_original_type(tensors_list[0], _dequeue(queue, batch_size, allow_smaller_final_batch, name))
 
 
 @tf_export("train.batch")
@@ -239,35 +346,35 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
 
     ``num_threads`` threads enqueue into a FIFO queue (a padding one with
     ``dynamic_pad``); returns tensors in the structure of ``tensors``."""
-    tensor_list = _as_tensor_list(tensors)
-    with name_scope(name, "batch", list(tensor_list)) as name:
-        tensor_list = _validate(tensor_list)
-        types = _dtypes([tensor_list])
-        shapes = _shapes([tensor_list], shapes, enqueue_many)
-        queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
-        queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
-        _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        return _as_original_type(tensors, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _batch(tensors, batch_size, None, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+                  allow_smaller_final_batch, shared_name, name)
+
+
+@tf_export("train.maybe_batch")
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """As ``batch``, enqueueing only what the bool ``keep_input`` keeps.
+
+    A scalar ``keep_input`` keeps or drops the whole input of one run; a vector
+    (with ``enqueue_many``) keeps the rows where it is True."""
+    return _batch(tensors, batch_size, keep_input, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+                  allow_smaller_final_batch, shared_name, name)
 
 
 @tf_export("train.batch_join")
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
                allow_smaller_final_batch=False, shared_name=None, name=None):
     """As ``batch``, from several lists of tensors, one enqueueing thread each."""
-    tensor_list_list = _as_tensor_list_list(tensors_list)
-    with name_scope(name, "batch_join", [t for tl in tensor_list_list for t in tl]) as name:
-        tensor_list_list = [_validate(tl, "batch_join()") for tl in tensor_list_list]
-        types = _dtypes(tensor_list_list)
-        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
-        queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
-        queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
-        _enqueue_join(queue, tensor_list_list, enqueue_many)
-        return _as_original_type(tensors_list[0], _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _batch_join(tensors_list, batch_size, None, capacity, enqueue_many, shapes, dynamic_pad,
+                       allow_smaller_final_batch, shared_name, name)
 
 
-def _check_shuffle_capacity(capacity, min_after_dequeue) -> None:
-    if capacity <= min_after_dequeue:
-        raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
+@tf_export("train.maybe_batch_join")
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False, shapes=None,
+                     dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """As ``batch_join``, enqueueing only what ``keep_input`` keeps (see ``maybe_batch``)."""
+    return _batch_join(tensors_list, batch_size, keep_input, capacity, enqueue_many, shapes, dynamic_pad,
+                       allow_smaller_final_batch, shared_name, name)
 
 
 @tf_export("train.shuffle_batch")
@@ -276,30 +383,31 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
     """Batches of ``tensors`` drawn at random from a ``RandomShuffleQueue``.
 
     The queue keeps at least ``min_after_dequeue`` elements for mixing."""
-    tensor_list = _as_tensor_list(tensors)
-    with name_scope(name, "shuffle_batch", list(tensor_list)) as name:
-        _check_shuffle_capacity(capacity, min_after_dequeue)
-        tensor_list = _validate(tensor_list)
-        types = _dtypes([tensor_list])
-        shapes = _shapes([tensor_list], shapes, enqueue_many)
-        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
-                                   shapes=shapes, shared_name=shared_name)
-        _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        return _as_original_type(tensors, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, None, num_threads, seed, enqueue_many,
+                          shapes, allow_smaller_final_batch, shared_name, name)
+
+
+@tf_export("train.maybe_shuffle_batch")
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
+                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                        name=None):
+    """As ``shuffle_batch``, enqueueing only what ``keep_input`` keeps (see ``maybe_batch``)."""
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads, seed,
+                          enqueue_many, shapes, allow_smaller_final_batch, shared_name, name)
 
 
 @tf_export("train.shuffle_batch_join")
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
                        shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
     """As ``shuffle_batch``, from several lists of tensors, one enqueueing thread each."""
-    tensor_list_list = _as_tensor_list_list(tensors_list)
-    with name_scope(name, "shuffle_batch_join", [t for tl in tensor_list_list for t in tl]) as name:
-        _check_shuffle_capacity(capacity, min_after_dequeue)
-        tensor_list_list = [_validate(tl, "shuffle_batch_join()") for tl in tensor_list_list]
-        types = _dtypes(tensor_list_list)
-        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
-        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
-                                   shapes=shapes, shared_name=shared_name)
-        _enqueue_join(queue, tensor_list_list, enqueue_many)
-        return _as_original_type(tensors_list[0], _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, None, seed, enqueue_many,
+                               shapes, allow_smaller_final_batch, shared_name, name)
 
+
+@tf_export("train.maybe_shuffle_batch_join")
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
+                             enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                             name=None):
+    """As ``shuffle_batch_join``, enqueueing only what ``keep_input`` keeps (see ``maybe_batch``)."""
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed,
+                               enqueue_many, shapes, allow_smaller_final_batch, shared_name, name)
