@@ -13,14 +13,13 @@ import os
 import sys
 
 import numpy as np
-import tensorflow.compat.v1 as tf
 
-tf.disable_eager_execution()
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 
 
-def example(i):
-    """Example i of three: int64, bytes, float and varying-length features."""
+def example(tf, i):
+    """Example i of three: int64, bytes, float and varying-length features, as a message of ``tf``
+    (TensorFlow's here; tests/io/test_tf_written_files.py builds it with dflow's)."""
     f = tf.train.Feature
     feats = {
         "id": f(int64_list=tf.train.Int64List(value=[i])),
@@ -30,10 +29,10 @@ def example(i):
         "vals": f(int64_list=tf.train.Int64List(value=[10 * i + k for k in range(2 * i % 3)] + [-(2 ** 40)])),
         "weights": f(float_list=tf.train.FloatList(value=[0.1 * k for k in range(i + 1)])),
     }
-    return tf.train.Example(features=tf.train.Features(feature=feats)).SerializeToString(deterministic=True)
+    return tf.train.Example(features=tf.train.Features(feature=feats))
 
 
-def sequence_example():
+def sequence_example(tf):
     f = tf.train.Feature
     se = tf.train.SequenceExample()
     se.context.feature["length"].CopyFrom(f(int64_list=tf.train.Int64List(value=[3])))
@@ -41,7 +40,7 @@ def sequence_example():
     for t in range(3):
         se.feature_lists.feature_list["tokens"].feature.add().int64_list.value.extend([t, t + 1])
         se.feature_lists.feature_list["words"].feature.add().bytes_list.value.extend([b"w%d" % k for k in range(t)])
-    return se.SerializeToString(deterministic=True)
+    return se
 
 
 def sha(b):
@@ -49,7 +48,11 @@ def sha(b):
 
 
 def main():
-    records = [example(i) for i in range(3)]
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_eager_execution()
+    records = [example(tf, i).SerializeToString(deterministic=True) for i in range(3)]
+    seq_record = sequence_example(tf).SerializeToString(deterministic=True)
     for fname, comp in [("examples.tfrecord", ""), ("examples.tfrecord.gz", "GZIP"),
                         ("examples.tfrecord.zz", "ZLIB")]:
         path = os.path.join(OUT, fname)
@@ -61,8 +64,8 @@ def main():
         print(fname, os.path.getsize(path), sha(open(path, "rb").read()), [sha(r) for r in got])
     seq_path = os.path.join(OUT, "sequence.tfrecord")
     with tf.io.TFRecordWriter(seq_path) as w:
-        w.write(sequence_example())
-    print("sequence.tfrecord", sha(open(seq_path, "rb").read()), sha(sequence_example()))
+        w.write(seq_record)
+    print("sequence.tfrecord", sha(open(seq_path, "rb").read()), sha(seq_record))
 
     # parsed values
     spec = {"id": tf.FixedLenFeature([], tf.int64), "label": tf.FixedLenFeature([], tf.string),
@@ -70,7 +73,7 @@ def main():
             "vals": tf.VarLenFeature(tf.int64), "weights": tf.VarLenFeature(tf.float32)}
     parsed = tf.io.parse_example(tf.constant(records), spec)
     ctx, seq = tf.io.parse_single_sequence_example(
-        tf.constant(sequence_example()),
+        tf.constant(seq_record),
         context_features={"length": tf.FixedLenFeature([], tf.int64), "name": tf.FixedLenFeature([], tf.string)},
         sequence_features={"tokens": tf.FixedLenSequenceFeature([2], tf.int64),
                            "words": tf.VarLenFeature(tf.string)})
