@@ -8,18 +8,19 @@ Each builds a queue, an enqueue op and a ``QueueRunner`` (added to the
 ``QUEUE_RUNNERS`` collection), and returns the dequeued tensors; the user
 starts the runners with ``tf.train.start_queue_runners``. Op names follow
 TF1 (``batch/fifo_queue``, ``batch``, ``input_producer/limit_epochs/epochs``).
-TF1's ``fraction_of_N_full`` summaries are not built (dflow has no summaries
-yet), nor are sparse tensors batched.
+TF1's ``fraction_of_N_full`` summaries are not built. ``SparseTensor`` inputs
+travel as handles into a SparseTensorsMap (``dflow.ops.sparse_map_ops``), as in TF1.
 """
 
 from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.composite import SparseTensor, SparseTensorValue
 from dflow.framework.graph import GraphKeys, Tensor, colocate_with, control_dependencies, name_scope
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.ops.constant_op import constant, convert_to_tensor
-from dflow.ops.control_flow_ops import identity
+from dflow.ops.control_flow_ops import identity, with_dependencies
 from dflow.ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from dflow.ops.registry import apply_op, not_differentiable, register
 from dflow.ops.variables import Variable, _state
@@ -180,7 +181,9 @@ def _as_original_type(original_tensors, tensor_list):
 
 
 def _validate(tensor_list, what="batch()") -> list:
-    tensor_list = [convert_to_tensor(t) for t in tensor_list]
+    tensor_list = [t if isinstance(t, SparseTensor) else
+                   SparseTensor.from_value(t) if isinstance(t, SparseTensorValue) else convert_to_tensor(t)
+                   for t in tensor_list]
     if not tensor_list:
         raise ValueError(f"Expected at least one tensor in {what}.")
     return tensor_list
@@ -263,6 +266,101 @@ def _enqueue(queue, tensor_list, threads: int, enqueue_many: bool, keep_input=No
     add_queue_runner(QueueRunner(queue, _enqueue_ops(queue, [tensor_list], enqueue_many, keep_input) * threads))
 
 
+# -- SparseTensors through a queue: stored in a SparseTensorsMap, the queue carries their handles ----------------
+
+
+class _SparseInfo:
+    """Where a sparse input of the batch went: the op that stores it (its map) and its rank per example."""
+
+    def __init__(self, map_op, rank):
+        self.map_op, self.rank = map_op, rank
+
+
+def _store_sparse(t, enqueue_many: bool, keep_input, shared_name):
+    """The handle(s) of ``t`` stored (what ``keep_input`` keeps), and the storing op."""
+    from dflow.layers.core import smart_cond
+    from dflow.ops.creation_ops import ones
+    from dflow.ops.gather_ops import gather
+    from dflow.ops.sparse_array_ops import sparse_retain
+    from dflow.ops.sparse_map_ops import add_sparse_to_tensors_map
+
+    stores = []
+
+    def store(sp, many):
+        handle = add_sparse_to_tensors_map(sp, many=many, shared_name=shared_name)
+        stores.append(handle.op)
+        return handle
+
+    if keep_input is not None and keep_input.shape.ndims == 1:  # drop the values of the rows not kept
+        t = sparse_retain(t, gather(keep_input, t.indices[:, 0]))
+        out = store(t, True)
+    elif keep_input is None:
+        out = store(t, enqueue_many)
+    elif enqueue_many:
+        out = smart_cond(keep_input, lambda: store(t, True), lambda: -1 * ones(t.dense_shape[0:1], dtypes.int64))
+        out.set_shape([None])
+    else:
+        out = smart_cond(keep_input, lambda: store(t, False), lambda: constant(-1, dtypes.int64))
+    return out, stores[0]
+
+
+def _store_sparse_tensors(tensor_list, enqueue_many: bool, keep_input, shared_map_ops=None):
+    """``tensor_list`` with each SparseTensor replaced by its handles (``[1]`` per example), and a
+    ``_SparseInfo`` (or None) per entry, as TF1's ``_store_sparse_tensors``."""
+    from dflow.ops.shape_ops import expand_dims
+
+    stored, infos = [], []
+    for t, shared in zip(tensor_list, shared_map_ops or [None] * len(tensor_list)):
+        if not isinstance(t, SparseTensor):
+            stored.append(t)
+            infos.append(None)
+            continue
+        handles, map_op = _store_sparse(t, enqueue_many, keep_input, shared.name if shared is not None else None)
+        rank = t.dense_shape.shape[0] if t.dense_shape.shape.ndims == 1 else None
+        if rank is not None and enqueue_many:
+            rank -= 1
+        stored.append(expand_dims(handles, -1))
+        infos.append(_SparseInfo(shared if shared is not None else map_op, rank))
+    return stored, infos
+
+
+def _store_sparse_tensors_join(tensor_list_list, enqueue_many: bool, keep_input):
+    stored0, infos = _store_sparse_tensors(tensor_list_list[0], enqueue_many, keep_input)
+    stored = [stored0]
+    for tensor_list in tensor_list_list[1:]:
+        s, other = _store_sparse_tensors(tensor_list, enqueue_many, keep_input,
+                                         [info.map_op if info else None for info in infos])
+        for info, o in zip(infos, other):
+            if (info is None) != (o is None) or (info and info.rank is not None and o.rank is not None and
+                                                 info.rank != o.rank):
+                raise ValueError(f"Inconsistent SparseTensors list: {tensor_list_list[0]} vs. {tensor_list}")
+        stored.append(s)
+    return stored, infos
+
+
+def _restore_sparse_tensors(dequeued, infos):
+    """The dequeued tensors with each sparse entry's handles taken back out of its map as a batch
+    SparseTensor; every output waits for all of them to be taken (so none stays in a map)."""
+    from dflow.ops.shape_ops import squeeze
+    from dflow.ops.sparse_map_ops import take_many_sparse_from_tensors_map
+
+    if not any(infos):
+        return dequeued
+    single = not isinstance(dequeued, (list, tuple))
+    dequeued = [dequeued] if single else list(dequeued)
+    tensors = [take_many_sparse_from_tensors_map(info.map_op, squeeze(t, [1]),
+                                                 rank=None if info.rank is None else info.rank + 1)
+               if info else t for t, info in zip(dequeued, infos)]
+    values = [t.values if isinstance(t, SparseTensor) else t for t in tensors]
+
+    def after_all(t):
+        return with_dependencies(values, t)
+
+    tensors = [SparseTensor(after_all(t.indices), after_all(t.values), after_all(t.dense_shape))
+               if isinstance(t, SparseTensor) else after_all(t) for t in tensors]
+    return tensors[0] if single else tensors
+
+
 def _dequeue(queue, batch_size, allow_smaller_final_batch: bool, name):
     if allow_smaller_final_batch:
         return queue.dequeue_up_to(batch_size, name=name)
@@ -279,12 +377,14 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
     with name_scope(name, "batch", list(tensor_list) + _keep_list(keep_input)) as name:
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many, keep_input)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
         queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
-        return _as_original_type(tensors, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors, _restore_sparse_tensors(dequeued, sparse_info))
 
 
 def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=False, shapes=None,
@@ -294,12 +394,14 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
     with name_scope(name, "batch_join", flat + _keep_list(keep_input)) as name:
         tensor_list_list = [_validate(tl, "batch_join()") for tl in tensor_list_list]
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many, keep_input)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
         queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
-        return _as_original_type(tensors_list[0], _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors_list[0], _restore_sparse_tensors(dequeued, sparse_info))
 
 
 def _check_shuffle_capacity(capacity, min_after_dequeue) -> None:
@@ -314,12 +416,14 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
         _check_shuffle_capacity(capacity, min_after_dequeue)
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many, keep_input)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
                                    shapes=shapes, shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
-        return _as_original_type(tensors, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors, _restore_sparse_tensors(dequeued, sparse_info))
 
 
 def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
@@ -331,12 +435,14 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
         _check_shuffle_capacity(capacity, min_after_dequeue)
         tensor_list_list = [_validate(tl, "shuffle_batch_join()") for tl in tensor_list_list]
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many, keep_input)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
                                    shapes=shapes, shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
-        return _as_original_type(tensors_list[0], _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors_list[0], _restore_sparse_tensors(dequeued, sparse_info))
 
 
 @tf_export("train.batch")

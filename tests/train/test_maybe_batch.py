@@ -134,3 +134,86 @@ def test_queue_reader_pipeline_ends_after_exactly_num_epochs(fname, comp, batch_
     n = sum(sizes)
     assert keys == [f"{path}:{o}".encode() for o in RECORD_OFFSETS * 2][:n]
     assert ids == (IDS * 2)[:n] and labels == (LABELS * 2)[:n] and scores == (SCORES * 2)[:n]
+
+
+# -- SparseTensors through the queue (a SparseTensorsMap holds them; the queue carries handles) ---------------
+
+
+def sp(v):
+    return ("SP", v.indices.tolist(), v.values.tolist(), v.dense_shape.tolist())
+
+
+def test_var_len_features_are_batched_as_tf1_batches_them():
+    q = tf.train.string_input_producer([os.path.join(DATA, "examples.tfrecord")], num_epochs=2, shuffle=False)
+    _, ser = tf.TFRecordReader().read(q)
+    feats = tf.parse_single_example(ser, {"id": tf.FixedLenFeature([], tf.int64), "tags": tf.VarLenFeature(tf.string),
+                                          "vals": tf.VarLenFeature(tf.int64)})
+    b = tf.train.batch(feats, 2, allow_smaller_final_batch=True)
+    assert b["tags"].indices.shape.as_list() == [None, 2] and b["vals"].dense_shape.shape.as_list() == [2]
+    ops = {op.name: op.type for op in tf.get_default_graph().get_operations()}
+    assert ops["batch/AddSparseToTensorsMap_1"] == "AddSparseToTensorsMap" and ops["batch"] == "QueueDequeueUpToV2"
+    assert ops["batch/TakeManySparseFromTensorsMap_1"] == "TakeManySparseFromTensorsMap"
+    assert ops["batch/control_dependency_6"] == "Identity"
+    with running_pipeline() as sess:
+        got = run_until_out_of_range(sess, b)
+    big = -(2 ** 40)
+    assert [(g["id"].tolist(), sp(g["tags"]), sp(g["vals"])) for g in got] == [
+        ([0, 1], ("SP", [[1, 0]], [b"t0"], [2, 1]),
+         ("SP", [[0, 0], [1, 0], [1, 1], [1, 2]], [big, 10, 11, big], [2, 3])),
+        ([2, 0], ("SP", [[0, 0], [0, 1]], [b"t0", b"t1"], [2, 2]),
+         ("SP", [[0, 0], [0, 1], [1, 0]], [20, big, big], [2, 2])),
+        ([1, 2], ("SP", [[0, 0], [1, 0], [1, 1]], [b"t0", b"t0", b"t1"], [2, 2]),
+         ("SP", [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], [10, 11, big, 20, big], [2, 3]))]
+
+
+def test_maybe_batch_of_sparse_tensors():
+    # TF 2.15 needs tf.disable_control_flow_v2() here, as TF1 ran it (its v2 cond hides the map op)
+    x = tf.train.range_input_producer(5, num_epochs=1, shuffle=False).dequeue()
+    st = tf.SparseTensor(tf.reshape(tf.range(tf.cast(x, tf.int64)), [-1, 1]), tf.range(x),
+                         tf.reshape(tf.cast(x, tf.int64), [1]))
+    b = tf.train.maybe_batch([x, st], tf.not_equal(x, 2), 2, allow_smaller_final_batch=True)
+    with running_pipeline() as sess:
+        got = [(v.tolist(), sp(s)) for v, s in run_until_out_of_range(sess, b)]
+    assert got == [([0, 1], ("SP", [[1, 0]], [0], [2, 1])),
+                   ([3, 4], ("SP", [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [1, 3]], [0, 1, 2, 0, 1, 2, 3],
+                             [2, 4]))]
+    tf.reset_default_graph()
+    st = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 2], [3, 1]], [1, 2, 3, 4, 5], [4, 3])
+    d = tf.train.limit_epochs(tf.constant([10, 11, 12, 13]), num_epochs=1)
+    b = tf.train.maybe_batch([d, st], [True, False, True, True], 2, enqueue_many=True, allow_smaller_final_batch=True)
+    with running_pipeline() as sess:
+        got = [(v.tolist(), sp(s)) for v, s in run_until_out_of_range(sess, b)]
+    assert got == [([10, 12], ("SP", [[0, 0], [0, 1], [1, 2]], [1, 2, 4], [2, 3])),
+                   ([13], ("SP", [[0, 1]], [5], [1, 3]))]
+
+
+def test_enqueue_many_sparse_and_inconsistent_join():
+    st = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 2], [3, 1]], [1.0, 2, 3, 4, 5], [4, 3])
+    b = tf.train.batch([st], 3, enqueue_many=True)
+    assert b.dense_shape.shape.as_list() == [2] and b.indices.shape.as_list() == [None, 2]
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        got = [sp(sess.run(b)) for _ in range(2)]
+        coord.request_stop()
+        sess.run(tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)[0].cancel_op)
+        coord.join(threads, stop_grace_period_secs=5)
+    assert got == [("SP", [[0, 0], [0, 1], [1, 0], [2, 2]], [1.0, 2.0, 3.0, 4.0], [3, 3]),
+                   ("SP", [[0, 1], [1, 0], [1, 1], [2, 0]], [5.0, 1.0, 2.0, 3.0], [3, 3])]
+    with pytest.raises(ValueError, match="Inconsistent SparseTensors list"):
+        tf.train.batch_join([[st], [tf.constant(1.0)]], 2)
+
+
+def test_take_of_a_handle_not_in_the_map_is_an_invalid_argument_error():
+    from dflow.ops.sparse_map_ops import add_sparse_to_tensors_map, take_many_sparse_from_tensors_map
+
+    h = add_sparse_to_tensors_map(tf.SparseTensor([[0]], [1.0], [3]))
+    taken = take_many_sparse_from_tensors_map(h.op, tf.stack([h]), rank=2)
+    assert taken.indices.shape.as_list() == [None, 2]
+    with tf.Session() as sess:
+        assert sp(sess.run(taken)) == ("SP", [[0, 0]], [1.0], [1, 3])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Unable to find SparseTensor: 7 in map: "
+                                                                  "AddSparseToTensorsMap"):
+            sess.run(take_many_sparse_from_tensors_map(h.op, tf.constant([7], tf.int64)))
+    with pytest.raises(TypeError, match="found `Const`"):
+        take_many_sparse_from_tensors_map(tf.constant(1).op, [1])
