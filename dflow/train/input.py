@@ -8,7 +8,7 @@ Each builds a queue, an enqueue op and a ``QueueRunner`` (added to the
 ``QUEUE_RUNNERS`` collection), and returns the dequeued tensors; the user
 starts the runners with ``tf.train.start_queue_runners``. Op names follow
 TF1 (``batch/fifo_queue``, ``batch``, ``input_producer/limit_epochs/epochs``).
-TF1's ``fraction_of_N_full`` summaries are not built. ``SparseTensor`` inputs
+Each adds TF1's ``fraction_of_N_full`` scalar summary. ``SparseTensor`` inputs
 travel as handles into a SparseTensorsMap (``dflow.ops.sparse_map_ops``), as in TF1.
 """
 
@@ -102,6 +102,8 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
                       shared_name=shared_name, name=name)
         enq = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
+        if summary_name is not None:
+            _fraction_full_summary(q, capacity, name=summary_name)
         return q
 
 
@@ -361,6 +363,19 @@ def _restore_sparse_tensors(dequeued, infos):
     return tensors[0] if single else tensors
 
 
+def _fraction_full_summary(queue, capacity: int, min_after_dequeue: int | None = None, name: str | None = None):
+    """TF1's scalar summary of how full ``queue`` is: ``fraction_of_<capacity>_full``, or for a shuffling
+    queue the fraction above ``min_after_dequeue``, ``fraction_over_<min>_of_<capacity - min>_full``."""
+    from dflow.ops.math_ops import cast, maximum
+    from dflow.summary.summary_ops import scalar
+
+    if min_after_dequeue is None:
+        full = cast(queue.size(), dtypes.float32) * (1.0 / capacity)
+        return scalar(name or f"fraction_of_{capacity}_full", full)
+    full = cast(maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (1.0 / (capacity - min_after_dequeue))
+    return scalar(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full)
+
+
 def _dequeue(queue, batch_size, allow_smaller_final_batch: bool, name):
     if allow_smaller_final_batch:
         return queue.dequeue_up_to(batch_size, name=name)
@@ -383,6 +398,7 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
         queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
         queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _fraction_full_summary(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
         return _as_original_type(tensors, _restore_sparse_tensors(dequeued, sparse_info))
 
@@ -400,6 +416,7 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
         queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
         queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _fraction_full_summary(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
         return _as_original_type(tensors_list[0], _restore_sparse_tensors(dequeued, sparse_info))
 
@@ -422,6 +439,7 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
         queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
                                    shapes=shapes, shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _fraction_full_summary(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
         return _as_original_type(tensors, _restore_sparse_tensors(dequeued, sparse_info))
 
@@ -441,6 +459,7 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
         queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
                                    shapes=shapes, shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _fraction_full_summary(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
         return _as_original_type(tensors_list[0], _restore_sparse_tensors(dequeued, sparse_info))
 
@@ -452,7 +471,7 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
 
     ``num_threads`` threads enqueue into a FIFO queue (a padding one with
     ``dynamic_pad``); returns tensors in the structure of ``tensors``."""
-    return _batch(tensors, batch_size, None, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+    return _batch(tensors, batch_size, True, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
                   allow_smaller_final_batch, shared_name, name)
 
 
@@ -471,7 +490,7 @@ def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enq
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
                allow_smaller_final_batch=False, shared_name=None, name=None):
     """As ``batch``, from several lists of tensors, one enqueueing thread each."""
-    return _batch_join(tensors_list, batch_size, None, capacity, enqueue_many, shapes, dynamic_pad,
+    return _batch_join(tensors_list, batch_size, True, capacity, enqueue_many, shapes, dynamic_pad,
                        allow_smaller_final_batch, shared_name, name)
 
 
@@ -489,7 +508,7 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
     """Batches of ``tensors`` drawn at random from a ``RandomShuffleQueue``.
 
     The queue keeps at least ``min_after_dequeue`` elements for mixing."""
-    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, None, num_threads, seed, enqueue_many,
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, True, num_threads, seed, enqueue_many,
                           shapes, allow_smaller_final_batch, shared_name, name)
 
 
@@ -506,7 +525,7 @@ def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_i
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
                        shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
     """As ``shuffle_batch``, from several lists of tensors, one enqueueing thread each."""
-    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, None, seed, enqueue_many,
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, True, seed, enqueue_many,
                                shapes, allow_smaller_final_batch, shared_name, name)
 
 

@@ -217,3 +217,28 @@ def test_take_of_a_handle_not_in_the_map_is_an_invalid_argument_error():
             sess.run(take_many_sparse_from_tensors_map(h.op, tf.constant([7], tf.int64)))
     with pytest.raises(TypeError, match="found `Const`"):
         take_many_sparse_from_tensors_map(tf.constant(1).op, [1])
+
+
+def test_queues_report_how_full_they_are_in_tf1s_summaries():
+    x = tf.constant([1.0, 2.0])
+    tf.train.shuffle_batch([x], 4, 10, 3)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[names.index("shuffle_batch/random_shuffle_queue_Size"):] == [
+        "shuffle_batch/random_shuffle_queue_Size", "shuffle_batch/sub/y", "shuffle_batch/sub",
+        "shuffle_batch/Maximum/x", "shuffle_batch/Maximum", "shuffle_batch/Cast", "shuffle_batch/mul/y",
+        "shuffle_batch/mul", "shuffle_batch/fraction_over_3_of_7_full", "shuffle_batch/n", "shuffle_batch"]
+    tf.reset_default_graph()
+    q = tf.train.range_input_producer(5, num_epochs=1, shuffle=False)
+    tf.train.input_producer([1, 2])  # no summary_name: no summary
+    x = q.dequeue()
+    tf.train.maybe_shuffle_batch_join([[x], [x]], 2, 10, 3, True)
+    tf.train.batch_join([[x]], 3, capacity=7)
+    summaries = tf.get_collection(tf.GraphKeys.SUMMARIES)
+    assert [s.name for s in summaries] == ["input_producer/fraction_of_32_full:0",
+                                           "shuffle_batch_join/fraction_over_3_of_7_full:0",
+                                           "batch_join/fraction_of_7_full:0"]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run(q.enqueue_many([[7, 8, 9, 10]]))
+        merged = tf.Summary.FromString(sess.run(summaries[0]))
+    assert [(v.tag, v.simple_value) for v in merged.value] == [("input_producer/fraction_of_32_full", 0.125)]
