@@ -85,6 +85,14 @@ def test_maybe_batch_join_with_a_run_time_scalar(keep):
                                                             if keep else [])
 
 
+def test_runners_blocked_in_a_conditional_enqueue_stop_when_asked():
+    x = tf.random_uniform([], maxval=10, dtype=tf.int32)  # an endless source
+    b = tf.train.maybe_batch([x], x < 5, 3, capacity=4, num_threads=2)
+    with running_pipeline() as sess:  # exits by coord.request_stop() and coord.join(threads, 5)
+        got = [sess.run(b) for _ in range(3)]
+    assert all((v < 5).all() for v in got)
+
+
 def test_maybe_shuffle_batch_and_join():
     x = tf.train.range_input_producer(20, num_epochs=1, shuffle=False).dequeue()
     b = tf.train.maybe_shuffle_batch([x], 3, 10, 2, x < 15, seed=3, allow_smaller_final_batch=True)
