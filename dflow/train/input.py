@@ -1,4 +1,5 @@
 """TF1's queue-based input pipelines: ``tf.train.batch``, ``tf.train.shuffle_batch``,
+their ``maybe_`` forms (which enqueue only what ``keep_input`` keeps),
 their ``_join`` forms, and the producers ``input_producer``,
 ``string_input_producer``, ``range_input_producer``, ``slice_input_producer``
 with ``limit_epochs``.
@@ -7,18 +8,19 @@ Each builds a queue, an enqueue op and a ``QueueRunner`` (added to the
 ``QUEUE_RUNNERS`` collection), and returns the dequeued tensors; the user
 starts the runners with ``tf.train.start_queue_runners``. Op names follow
 TF1 (``batch/fifo_queue``, ``batch``, ``input_producer/limit_epochs/epochs``).
-TF1's ``fraction_of_N_full`` summaries are not built (dflow has no summaries
-yet), nor are sparse tensors batched.
+Each adds TF1's ``fraction_of_N_full`` scalar summary. ``SparseTensor`` inputs
+travel as handles into a SparseTensorsMap (``dflow.ops.sparse_map_ops``), as in TF1.
 """
 
 from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.composite import SparseTensor, SparseTensorValue
 from dflow.framework.graph import GraphKeys, Tensor, colocate_with, control_dependencies, name_scope
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.ops.constant_op import constant, convert_to_tensor
-from dflow.ops.control_flow_ops import identity
+from dflow.ops.control_flow_ops import identity, with_dependencies
 from dflow.ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from dflow.ops.registry import apply_op, not_differentiable, register
 from dflow.ops.variables import Variable, _state
@@ -100,6 +102,8 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
                       shared_name=shared_name, name=name)
         enq = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
+        if summary_name is not None:
+            _fraction_full_summary(q, capacity, name=summary_name)
         return q
 
 
@@ -179,7 +183,9 @@ def _as_original_type(original_tensors, tensor_list):
 
 
 def _validate(tensor_list, what="batch()") -> list:
-    tensor_list = [convert_to_tensor(t) for t in tensor_list]
+    tensor_list = [t if isinstance(t, SparseTensor) else
+                   SparseTensor.from_value(t) if isinstance(t, SparseTensorValue) else convert_to_tensor(t)
+                   for t in tensor_list]
     if not tensor_list:
         raise ValueError(f"Expected at least one tensor in {what}.")
     return tensor_list
@@ -216,20 +222,246 @@ def _shapes(tensor_list_list, shapes, enqueue_many: bool) -> list:
     return shapes
 
 
-def _enqueue_join(queue, tensor_list_list, enqueue_many: bool) -> None:
-    enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
-    add_queue_runner(QueueRunner(queue, [enqueue_fn(tl) for tl in tensor_list_list]))
+def _validate_keep_input(keep_input, enqueue_many: bool):
+    """``keep_input`` as a bool tensor of rank 0, or 1 with ``enqueue_many``; None stays None (keep all)."""
+    if keep_input is None:
+        return None
+    keep_input = convert_to_tensor(keep_input)
+    if keep_input.shape.ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and keep_input.shape.ndims == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if keep_input.shape.ndims > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    return keep_input
 
 
-def _enqueue(queue, tensor_list, threads: int, enqueue_many: bool) -> None:
+def _select_which_to_enqueue(tensor_list, keep_input) -> list:
+    """The rows of each tensor whose ``keep_input`` entry is True (TF1's ``DynamicPartition``)."""
+    from dflow.ops.math_ops import cast
+    from dflow.ops.partition_ops import dynamic_partition
+
+    select = cast(keep_input, dtypes.int32)
+    return [dynamic_partition(x, select, num_partitions=2)[1] for x in tensor_list]
+
+
+def _enqueue_ops(queue, tensor_list_list, enqueue_many: bool, keep_input) -> list:
+    """One enqueue op per tensor list; with ``keep_input`` they enqueue only what it keeps:
+    a vector selects rows, a scalar known at graph time keeps all or builds a ``NoOp``,
+    else a ``tf.cond`` enqueues or does nothing when run."""
+    from dflow.layers.core import smart_cond
+    from dflow.ops.control_flow_ops import no_op
+
     enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
-    add_queue_runner(QueueRunner(queue, [enqueue_fn(tensor_list)] * threads))
+    if keep_input is None:
+        return [enqueue_fn(tl) for tl in tensor_list_list]
+    if keep_input.shape.ndims == 1:
+        return [enqueue_fn(_select_which_to_enqueue(tl, keep_input)) for tl in tensor_list_list]
+    return [smart_cond(keep_input, lambda tl=tl: enqueue_fn(tl), no_op) for tl in tensor_list_list]
+
+
+def _enqueue_join(queue, tensor_list_list, enqueue_many: bool, keep_input=None) -> None:
+    add_queue_runner(QueueRunner(queue, _enqueue_ops(queue, tensor_list_list, enqueue_many, keep_input)))
+
+
+def _enqueue(queue, tensor_list, threads: int, enqueue_many: bool, keep_input=None) -> None:
+    add_queue_runner(QueueRunner(queue, _enqueue_ops(queue, [tensor_list], enqueue_many, keep_input) * threads))
+
+
+# -- SparseTensors through a queue: stored in a SparseTensorsMap, the queue carries their handles ----------------
+
+
+class _SparseInfo:
+    """Where a sparse input of the batch went: the op that stores it (its map) and its rank per example."""
+
+    def __init__(self, map_op, rank):
+        self.map_op, self.rank = map_op, rank
+
+
+def _store_sparse(t, enqueue_many: bool, keep_input, shared_name):
+    """The handle(s) of ``t`` stored (what ``keep_input`` keeps), and the storing op."""
+    from dflow.layers.core import smart_cond
+    from dflow.ops.creation_ops import ones
+    from dflow.ops.gather_ops import gather
+    from dflow.ops.sparse_array_ops import sparse_retain
+    from dflow.ops.sparse_map_ops import add_sparse_to_tensors_map
+
+    stores = []
+
+    def store(sp, many):
+        handle = add_sparse_to_tensors_map(sp, many=many, shared_name=shared_name)
+        stores.append(handle.op)
+        return handle
+
+    if keep_input is not None and keep_input.shape.ndims == 1:  # drop the values of the rows not kept
+        t = sparse_retain(t, gather(keep_input, t.indices[:, 0]))
+        out = store(t, True)
+    elif keep_input is None:
+        out = store(t, enqueue_many)
+    elif enqueue_many:
+        out = smart_cond(keep_input, lambda: store(t, True), lambda: -1 * ones(t.dense_shape[0:1], dtypes.int64))
+        out.set_shape([None])
+    else:
+        out = smart_cond(keep_input, lambda: store(t, False), lambda: constant(-1, dtypes.int64))
+    return out, stores[0]
+
+
+def _store_sparse_tensors(tensor_list, enqueue_many: bool, keep_input, shared_map_ops=None):
+    """``tensor_list`` with each SparseTensor replaced by its handles (``[1]`` per example), and a
+    ``_SparseInfo`` (or None) per entry, as TF1's ``_store_sparse_tensors``."""
+    from dflow.ops.shape_ops import expand_dims
+
+    stored, infos = [], []
+    for t, shared in zip(tensor_list, shared_map_ops or [None] * len(tensor_list)):
+        if not isinstance(t, SparseTensor):
+            stored.append(t)
+            infos.append(None)
+            continue
+        handles, map_op = _store_sparse(t, enqueue_many, keep_input, shared.name if shared is not None else None)
+        rank = t.dense_shape.shape[0] if t.dense_shape.shape.ndims == 1 else None
+        if rank is not None and enqueue_many:
+            rank -= 1
+        stored.append(expand_dims(handles, -1))
+        infos.append(_SparseInfo(shared if shared is not None else map_op, rank))
+    return stored, infos
+
+
+def _store_sparse_tensors_join(tensor_list_list, enqueue_many: bool, keep_input):
+    stored0, infos = _store_sparse_tensors(tensor_list_list[0], enqueue_many, keep_input)
+    stored = [stored0]
+    for tensor_list in tensor_list_list[1:]:
+        s, other = _store_sparse_tensors(tensor_list, enqueue_many, keep_input,
+                                         [info.map_op if info else None for info in infos])
+        for info, o in zip(infos, other):
+            if (info is None) != (o is None) or (info and info.rank is not None and o.rank is not None and
+                                                 info.rank != o.rank):
+                raise ValueError(f"Inconsistent SparseTensors list: {tensor_list_list[0]} vs. {tensor_list}")
+        stored.append(s)
+    return stored, infos
+
+
+def _restore_sparse_tensors(dequeued, infos):
+    """The dequeued tensors with each sparse entry's handles taken back out of its map as a batch
+    SparseTensor; every output waits for all of them to be taken (so none stays in a map)."""
+    from dflow.ops.shape_ops import squeeze
+    from dflow.ops.sparse_map_ops import take_many_sparse_from_tensors_map
+
+    if not any(infos):
+        return dequeued
+    single = not isinstance(dequeued, (list, tuple))
+    dequeued = [dequeued] if single else list(dequeued)
+    tensors = [take_many_sparse_from_tensors_map(info.map_op, squeeze(t, [1]),
+                                                 rank=None if info.rank is None else info.rank + 1)
+               if info else t for t, info in zip(dequeued, infos)]
+    values = [t.values if isinstance(t, SparseTensor) else t for t in tensors]
+
+    def after_all(t):
+        return with_dependencies(values, t)
+
+    tensors = [SparseTensor(after_all(t.indices), after_all(t.values), after_all(t.dense_shape))
+               if isinstance(t, SparseTensor) else after_all(t) for t in tensors]
+    return tensors[0] if single else tensors
+
+
+def _fraction_full_summary(queue, capacity: int, min_after_dequeue: int | None = None, name: str | None = None):
+    """TF1's scalar summary of how full ``queue`` is: ``fraction_of_<capacity>_full``, or for a shuffling
+    queue the fraction above ``min_after_dequeue``, ``fraction_over_<min>_of_<capacity - min>_full``."""
+    from dflow.ops.math_ops import cast, maximum
+    from dflow.summary.summary_ops import scalar
+
+    if min_after_dequeue is None:
+        full = cast(queue.size(), dtypes.float32) * (1.0 / capacity)
+        return scalar(name or f"fraction_of_{capacity}_full", full)
+    full = cast(maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (1.0 / (capacity - min_after_dequeue))
+    return scalar(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full)
 
 
 def _dequeue(queue, batch_size, allow_smaller_final_batch: bool, name):
     if allow_smaller_final_batch:
         return queue.dequeue_up_to(batch_size, name=name)
     return queue.dequeue_many(batch_size, name=name)
+
+
+def _keep_list(keep_input) -> list:
+    return [] if keep_input is None else [keep_input]
+
+
+def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+           dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list = _as_tensor_list(tensors)
+    with name_scope(name, "batch", list(tensor_list) + _keep_list(keep_input)) as name:
+        tensor_list = _validate(tensor_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many, keep_input)
+        types = _dtypes([tensor_list])
+        shapes = _shapes([tensor_list], shapes, enqueue_many)
+        queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
+        queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _fraction_full_summary(queue, capacity)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors, _restore_sparse_tensors(dequeued, sparse_info))
+
+
+def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=False, shapes=None,
+                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    flat = [t for tl in tensor_list_list for t in tl]
+    with name_scope(name, "batch_join", flat + _keep_list(keep_input)) as name:
+        tensor_list_list = [_validate(tl, "batch_join()") for tl in tensor_list_list]
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many, keep_input)
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
+        queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
+        _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _fraction_full_summary(queue, capacity)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors_list[0], _restore_sparse_tensors(dequeued, sparse_info))
+
+
+def _check_shuffle_capacity(capacity, min_after_dequeue) -> None:
+    if capacity <= min_after_dequeue:
+        raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
+
+
+def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
+                   enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list = _as_tensor_list(tensors)
+    with name_scope(name, "shuffle_batch", list(tensor_list) + _keep_list(keep_input)) as name:
+        _check_shuffle_capacity(capacity, min_after_dequeue)
+        tensor_list = _validate(tensor_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many, keep_input)
+        types = _dtypes([tensor_list])
+        shapes = _shapes([tensor_list], shapes, enqueue_many)
+        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
+                                   shapes=shapes, shared_name=shared_name)
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _fraction_full_summary(queue, capacity, min_after_dequeue)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors, _restore_sparse_tensors(dequeued, sparse_info))
+
+
+def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
+                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                        name=None):
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    flat = [t for tl in tensor_list_list for t in tl]
+    with name_scope(name, "shuffle_batch_join", flat + _keep_list(keep_input)) as name:
+        _check_shuffle_capacity(capacity, min_after_dequeue)
+        tensor_list_list = [_validate(tl, "shuffle_batch_join()") for tl in tensor_list_list]
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many, keep_input)
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
+                                   shapes=shapes, shared_name=shared_name)
+        _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _fraction_full_summary(queue, capacity, min_after_dequeue)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors_list[0], _restore_sparse_tensors(dequeued, sparse_info))
 
 
 @tf_export("train.batch")
@@ -239,35 +471,35 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
 
     ``num_threads`` threads enqueue into a FIFO queue (a padding one with
     ``dynamic_pad``); returns tensors in the structure of ``tensors``."""
-    tensor_list = _as_tensor_list(tensors)
-    with name_scope(name, "batch", list(tensor_list)) as name:
-        tensor_list = _validate(tensor_list)
-        types = _dtypes([tensor_list])
-        shapes = _shapes([tensor_list], shapes, enqueue_many)
-        queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
-        queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
-        _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        return _as_original_type(tensors, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _batch(tensors, batch_size, True, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+                  allow_smaller_final_batch, shared_name, name)
+
+
+@tf_export("train.maybe_batch")
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """As ``batch``, enqueueing only what the bool ``keep_input`` keeps.
+
+    A scalar ``keep_input`` keeps or drops the whole input of one run; a vector
+    (with ``enqueue_many``) keeps the rows where it is True."""
+    return _batch(tensors, batch_size, keep_input, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+                  allow_smaller_final_batch, shared_name, name)
 
 
 @tf_export("train.batch_join")
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
                allow_smaller_final_batch=False, shared_name=None, name=None):
     """As ``batch``, from several lists of tensors, one enqueueing thread each."""
-    tensor_list_list = _as_tensor_list_list(tensors_list)
-    with name_scope(name, "batch_join", [t for tl in tensor_list_list for t in tl]) as name:
-        tensor_list_list = [_validate(tl, "batch_join()") for tl in tensor_list_list]
-        types = _dtypes(tensor_list_list)
-        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
-        queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
-        queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
-        _enqueue_join(queue, tensor_list_list, enqueue_many)
-        return _as_original_type(tensors_list[0], _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _batch_join(tensors_list, batch_size, True, capacity, enqueue_many, shapes, dynamic_pad,
+                       allow_smaller_final_batch, shared_name, name)
 
 
-def _check_shuffle_capacity(capacity, min_after_dequeue) -> None:
-    if capacity <= min_after_dequeue:
-        raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
+@tf_export("train.maybe_batch_join")
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False, shapes=None,
+                     dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """As ``batch_join``, enqueueing only what ``keep_input`` keeps (see ``maybe_batch``)."""
+    return _batch_join(tensors_list, batch_size, keep_input, capacity, enqueue_many, shapes, dynamic_pad,
+                       allow_smaller_final_batch, shared_name, name)
 
 
 @tf_export("train.shuffle_batch")
@@ -276,30 +508,31 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
     """Batches of ``tensors`` drawn at random from a ``RandomShuffleQueue``.
 
     The queue keeps at least ``min_after_dequeue`` elements for mixing."""
-    tensor_list = _as_tensor_list(tensors)
-    with name_scope(name, "shuffle_batch", list(tensor_list)) as name:
-        _check_shuffle_capacity(capacity, min_after_dequeue)
-        tensor_list = _validate(tensor_list)
-        types = _dtypes([tensor_list])
-        shapes = _shapes([tensor_list], shapes, enqueue_many)
-        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
-                                   shapes=shapes, shared_name=shared_name)
-        _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        return _as_original_type(tensors, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, True, num_threads, seed, enqueue_many,
+                          shapes, allow_smaller_final_batch, shared_name, name)
+
+
+@tf_export("train.maybe_shuffle_batch")
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
+                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                        name=None):
+    """As ``shuffle_batch``, enqueueing only what ``keep_input`` keeps (see ``maybe_batch``)."""
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads, seed,
+                          enqueue_many, shapes, allow_smaller_final_batch, shared_name, name)
 
 
 @tf_export("train.shuffle_batch_join")
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
                        shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
     """As ``shuffle_batch``, from several lists of tensors, one enqueueing thread each."""
-    tensor_list_list = _as_tensor_list_list(tensors_list)
-    with name_scope(name, "shuffle_batch_join", [t for tl in tensor_list_list for t in tl]) as name:
-        _check_shuffle_capacity(capacity, min_after_dequeue)
-        tensor_list_list = [_validate(tl, "shuffle_batch_join()") for tl in tensor_list_list]
-        types = _dtypes(tensor_list_list)
-        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
-        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
-                                   shapes=shapes, shared_name=shared_name)
-        _enqueue_join(queue, tensor_list_list, enqueue_many)
-        return _as_original_type(tensors_list[0], _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, True, seed, enqueue_many,
+                               shapes, allow_smaller_final_batch, shared_name, name)
 
+
+@tf_export("train.maybe_shuffle_batch_join")
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
+                             enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                             name=None):
+    """As ``shuffle_batch_join``, enqueueing only what ``keep_input`` keeps (see ``maybe_batch``)."""
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed,
+                               enqueue_many, shapes, allow_smaller_final_batch, shared_name, name)

@@ -51,8 +51,10 @@ def test_batch_graph_structure_matches_tf1():
     b = tf.train.batch([x], 4)
     assert b.name == "batch:0" and b.shape.as_list() == [4, 2] and b.op.type == "QueueDequeueManyV2"
     names = [op.name for op in tf.get_default_graph().get_operations()]
-    assert names[1:] == ["batch/fifo_queue", "batch/fifo_queue_enqueue", "batch/fifo_queue_Close",
-                         "batch/fifo_queue_Close_1", "batch/n", "batch"]
+    # TF1's, but for its ScalarSummary's tags input (batch/fraction_of_32_full/tags): dflow's tag is an attr
+    assert names[1:] == ["batch/Const", "batch/fifo_queue", "batch/fifo_queue_enqueue", "batch/fifo_queue_Close",
+                         "batch/fifo_queue_Close_1", "batch/fifo_queue_Size", "batch/Cast", "batch/mul/y",
+                         "batch/mul", "batch/fraction_of_32_full", "batch/n", "batch"]
     qr, = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
     assert qr.name == "batch/fifo_queue"
     d = tf.train.shuffle_batch({"a": x, "b": tf.constant(1)}, 4, 10, 2)
