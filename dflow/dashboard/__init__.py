@@ -10,7 +10,10 @@ not see them. This package tells the scheduler about them:
   them to Dask's task-stream plugin, so the dashboard's Task Stream and
   ``distributed.get_task_stream`` show the user's op names;
 * the scheduler extension (``extension.py``) takes those batches and answers
-  whether anybody watches.
+  whether anybody watches, keeps what sessions report and serves ``/dflow``
+  (HTML polling ``/dflow/json/...``, ``page.py``/``http.py``);
+* ``/dflow-live`` is the same as a Bokeh document on Dask's dashboard server
+  (``bokeh_app.py``), where Bokeh is installed.
 
 Every scheduler that dflow starts (``dflow.LocalCluster``, ``dflow cluster``,
 a ``tf.train.Server`` hosting one) loads it; any other Dask scheduler loads it
@@ -19,6 +22,12 @@ serves Dask's pages as before, and workers then record nothing.
 """
 
 from __future__ import annotations
+
+from dflow.dashboard import bokeh_app as _bokeh_app
+
+# Dask builds its Bokeh dashboard when a scheduler starts: register /dflow-live before that
+# (importing this module is what --preload dflow.dashboard does first).
+_bokeh_app.register()
 
 
 def install(scheduler):

@@ -328,3 +328,57 @@ def test_any_dask_scheduler_serves_the_page_with_the_preload_flag(tmp_path):
             p.terminate()
         for p in procs:
             p.wait(30)
+
+
+async def _bokeh_tables(dask_scheduler=None):
+    """Builds /dflow-live's document on the scheduler's loop, refreshes it once the workers'
+    snapshot is in, and returns its tables' data."""
+    import asyncio
+
+    from bokeh.document import Document
+    from bokeh.models import DataTable
+
+    from dflow.dashboard.bokeh_app import dflow_doc
+
+    doc = Document()
+    dflow_doc(dask_scheduler, {}, doc)
+    await asyncio.sleep(1.5)  # the first refresh asked the workers for their variables
+    for callback in doc.session_callbacks:
+        callback.callback()
+    return {m.name: {k: list(v) for k, v in m.source.data.items()} for m in doc.select({"type": DataTable})}
+
+
+@pytest.mark.slow
+def test_the_bokeh_page_shows_sessions_placement_and_variables(tmp_path):
+    pytest.importorskip("bokeh")
+    with tf.LocalCluster(ps=1, workers=1, dashboard_address=":0") as cluster, cluster.client() as client:
+        base = cluster.dashboard_link.rsplit("/", 1)[0]
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                v = tf.Variable([1.0, 2.0], name="bokeh_live_v")
+            with tf.Session(cluster.target) as sess:
+                sess.run(v.initializer)
+                bump = v.assign_add([1.0, 1.0])
+                for _ in range(30):
+                    sess.run(bump)
+                time.sleep(1.2)  # the session's report (at most once a second)
+                sess.run(bump)
+                tables = client.run_on_scheduler(_bokeh_tables)
+                status, html = get(base + "/dflow-live")
+                browser = None
+                if chromium() is not None:
+                    browser = subprocess.run(
+                        [chromium(), "--headless", "--disable-gpu", "--no-sandbox", "--window-size=1200,900",
+                         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+                         "--virtual-time-budget=5000", f"--screenshot={tmp_path / 'live.png'}", base + "/dflow-live"],
+                        capture_output=True, text=True, timeout=120)
+    assert status == 200 and "bokeh" in html.lower()
+    assert tables["dflow-sessions"]["runs"] and tables["dflow-sessions"]["state"][0] == "running"
+    assert "/job:ps/replica:0/task:0/device:CPU:0" in tables["dflow-placement"]["device"]
+    variables = tables["dflow-variables"]
+    row = variables["name"].index("bokeh_live_v")
+    assert variables["updates"][row] >= 31 and variables["shape"][row] == "[2]"
+    if browser is not None:  # the page's scripts load and run without errors in a real browser
+        errors = [line for line in browser.stderr.splitlines()
+                  if "Uncaught" in line or ("CONSOLE" in line and "error" in line.lower())]
+        assert browser.returncode == 0 and not errors, browser.stderr[-3000:]
