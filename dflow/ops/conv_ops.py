@@ -221,8 +221,16 @@ def _im2col(x, ks, strides, dilations, geometry):
     pads = _spatial_pads(geometry)
     if any(p for pair in pads for p in pair):
         x = xp.pad(x, pads)
-    taps = [x[i] for i in window_slices(ks, strides, dilations, _outs(geometry))]
-    return taps[0][..., None, :] if len(taps) == 1 else xp.stack(taps, axis=-2)
+    # One strided view [n, *out, *ks, c] over the input, copied once into a contiguous array:
+    # several times faster than stacking one slice per tap (a strided write per tap).
+    outs = _outs(geometry)
+    s_n, *s_sp, s_c = x.strides
+    view = xp.lib.stride_tricks.as_strided(
+        x, (x.shape[0], *outs, *ks, x.shape[-1]),
+        (s_n, *(s * st for s, st in zip(s_sp, strides)), *(s * d for s, d in zip(s_sp, dilations)), s_c))
+    col = xp.empty(view.shape, dtype=x.dtype)
+    xp.copyto(col, view)
+    return col.reshape(x.shape[0], *outs, int(np.prod(ks)), x.shape[-1])
 
 
 def _compute_dtype(dtype):
@@ -325,9 +333,11 @@ def _conv_backprop_input(input_sizes, w, dy, strides, padding, data_format, dila
         groups = c // ci
         dy_flat = dy.reshape(-1, co).astype(compute, copy=False)
         taps = w.reshape(-1, ci, co).astype(compute, copy=False)
+        if groups == 1:  # each tap's [co, ci] contiguous: BLAS runs twice as fast as on a transposed view
+            taps = xp.ascontiguousarray(taps.transpose(0, 2, 1))
         for tap, index in zip(taps, window_slices(ks, ss, ds, outs)):
             if groups == 1:
-                part = dy_flat @ tap.T
+                part = dy_flat @ tap
             else:
                 part = xp.einsum("pgo,cgo->pgc", _grouped(dy_flat, groups), tap.reshape(ci, groups, co // groups))
             dx[index] += part.reshape(dims[0], *outs, c)

@@ -14,11 +14,26 @@ from dflow.train.training_ops import apply_training_op, register_apply_op
 def _apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
     xp = array_module(var)
     alpha = lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power)
-    m = m + (grad - m) * (1 - beta1)
-    v = v + (xp.square(grad) - v) * (1 - beta2)
+    # The same arithmetic, in the same order, as ``m + (grad - m) * (1 - beta1)`` and so on, but
+    # in place on fresh temporaries: four new arrays a step instead of twelve (a large layer's
+    # update is memory-bound, and each new array costs page faults).
+    new_m = grad - m
+    new_m *= 1 - beta1
+    new_m += m
+    new_v = xp.square(grad)
+    new_v -= v
+    new_v *= 1 - beta2
+    new_v += v
     if use_nesterov:
-        return var - ((grad * (1 - beta1) + beta1 * m) * alpha) / (xp.sqrt(v) + epsilon), m, v
-    return var - (m * alpha) / (xp.sqrt(v) + epsilon), m, v
+        step = grad * (1 - beta1)
+        step += beta1 * new_m
+        step *= alpha
+    else:
+        step = new_m * alpha
+    denom = xp.sqrt(new_v)
+    denom += epsilon
+    step /= denom
+    return xp.subtract(var, step, out=denom), new_m, new_v
 
 
 register_apply_op("ApplyAdam", ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"),
