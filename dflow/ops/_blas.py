@@ -30,54 +30,148 @@ _lock = threading.Lock()
 _in_flight = 0
 _saved = 0
 _switch = None  # (set(n) -> previous) once looked up; False where there is no OpenBLAS to switch
+_get_threads = None
+_pool = None
+_pool_size = 0
+_BLOCKS_PER_THREAD = 2
 
 
 def _find_switch():
-    """``set(n) -> previous n`` for the OpenBLAS that numpy uses, or False."""
+    """``(set(n) -> previous n, get() -> n)`` for the OpenBLAS that numpy uses, or (False, None)."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:
-        return False
+        return False, None
     for lib in ThreadpoolController().lib_controllers:
         if lib.internal_api != "openblas":
             continue
         local = getattr(lib.dynlib, "openblas_set_num_threads_local", None)
         if local is not None:
             local.argtypes, local.restype = [ctypes.c_int], ctypes.c_int
-            return local
+            return local, lib.get_num_threads
 
         def switch(n, lib=lib):
             previous = lib.get_num_threads()
             lib.set_num_threads(n)
             return previous
 
-        return switch
-    return False
+        return switch, lib.get_num_threads
+    return False, None
 
 
-def _serial(a, b):
-    global _in_flight, _saved, _switch
-    if _switch is None:
-        _switch = _find_switch()
-    if not _switch:
-        return a @ b
-    with _lock:
-        if _in_flight == 0:
-            _saved = _switch(1)
-        _in_flight += 1
-    try:
-        return a @ b
-    finally:
+class _SerialBlas:
+    """Context: OpenBLAS runs on the calling thread alone while any is entered (process-wide)."""
+
+    def __enter__(self):
+        global _in_flight, _saved
+        with _lock:
+            if _in_flight == 0:
+                _saved = _switch(1)
+            _in_flight += 1
+
+    def __exit__(self, *exc):
+        global _in_flight
         with _lock:
             _in_flight -= 1
             if _in_flight == 0:
                 _switch(_saved)
 
 
+_serial_blas = _SerialBlas()
+
+
+def _threads() -> int:
+    """The BLAS pool's size as configured (``intra_op_parallelism_threads``, OPENBLAS_NUM_THREADS)."""
+    global _switch, _get_threads
+    if _switch is None:
+        _switch, _get_threads = _find_switch()
+    return _get_threads() if _switch else 1
+
+
+def _run_blocks(blocks: list, body, threads: int) -> None:
+    """``body(block)`` for each block, taken in turn by the calling thread and ``threads - 1``
+    helpers (a thread the OS holds back delays one block, not the others), BLAS single-threaded."""
+    pending = iter(blocks)
+    take = threading.Lock()
+
+    def work():
+        while True:
+            with take:
+                block = next(pending, None)
+            if block is None:
+                return
+            body(block)
+
+    pool = _helpers(threads - 1)
+    with _serial_blas:
+        helpers = [pool.submit(work) for _ in range(min(threads, len(blocks)) - 1)]
+        try:
+            work()
+        finally:
+            for h in helpers:
+                h.result()
+
+
+def _splits(n: int, parts: int) -> list:
+    step = -(-n // max(1, min(n, parts)))
+    return [slice(i, i + step) for i in range(0, n, step)]
+
+
+def _parallel(a, b, threads: int):
+    """``a @ b`` in row or column blocks (along its longer side), each one BLAS call."""
+    out = np.empty((a.shape[0], b.shape[1]), dtype=np.result_type(a, b))
+    parts = _BLOCKS_PER_THREAD * threads
+    if out.shape[0] >= out.shape[1]:
+        blocks = [(rows, slice(None)) for rows in _splits(out.shape[0], parts)]
+    else:
+        blocks = [(slice(None), cols) for cols in _splits(out.shape[1], parts)]
+
+    def body(block):
+        rows, cols = block
+        np.matmul(a[rows], b[:, cols], out=out[rows, cols])
+
+    _run_blocks(blocks, body, threads)
+    return out
+
+
+def over_batch(n: int, work: int, body) -> None:
+    """``body(rows)`` over blocks of ``range(n)`` (a batch) that together cover it: in parallel over
+    the BLAS pool's threads when ``work`` (multiply-adds) is large, else once with all rows.
+
+    For kernels whose batch elements are independent (a convolution's im2col, products and
+    scatters): each block's memory traffic runs in parallel too, not only its products. Small
+    work runs on the calling thread with BLAS single-threaded, as ``matmul``'s small products."""
+    threads = _threads() if work > _OPENBLAS_SERIAL else 1
+    if threads <= 1:
+        body(slice(0, n))
+    elif work < SMALL_PRODUCT or n == 1:
+        with _serial_blas:
+            body(slice(0, n))
+    else:
+        _run_blocks(_splits(n, _BLOCKS_PER_THREAD * threads), body, threads)
+
+
+def _helpers(n: int):
+    global _pool, _pool_size
+    with _lock:
+        if _pool_size < n:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="dflow-blas"), n
+        return _pool
+
+
 def matmul(a, b):
-    """``a @ b`` of two matrices, on one BLAS thread when the product is small."""
-    if type(a) is np.ndarray and a.ndim == 2 and b.ndim == 2:
+    """``a @ b``: a product of two matrices on one BLAS thread when small, in blocks over the
+    pool's threads when large; anything else (batches, vectors, CuPy) as numpy's ``@``."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2 \
+            and a.shape[1] == b.shape[0]:
         work = a.shape[0] * a.shape[1] * b.shape[1]
-        if _OPENBLAS_SERIAL < work < SMALL_PRODUCT:
-            return _serial(a, b)
+        if work > _OPENBLAS_SERIAL:
+            threads = _threads()
+            if threads > 1:
+                if work < SMALL_PRODUCT:
+                    with _serial_blas:
+                        return a @ b
+                return _parallel(a, b, threads)
     return a @ b
