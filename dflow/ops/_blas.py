@@ -102,6 +102,10 @@ def _run_blocks(blocks: list, body, threads: int) -> None:
                 return
             body(block)
 
+    if threads == 1:
+        for block in blocks:
+            body(block)
+        return
     pool = _helpers(threads - 1)
     with _serial_blas:
         helpers = [pool.submit(work) for _ in range(min(threads, len(blocks)) - 1)]
@@ -149,6 +153,17 @@ def over_batch(n: int, work: int, body) -> None:
             body(slice(0, n))
     else:
         _run_blocks(_splits(n, _BLOCKS_PER_THREAD * threads), body, threads)
+
+
+def over_elements(size: int, body, block: int = 1 << 15) -> None:
+    """``body(span)`` over slices of ``block`` elements that cover ``range(size)``, taken in turn by
+    the calling thread and the BLAS pool's helpers: an element-wise chain of numpy calls then runs
+    each step on a block that stays in cache instead of streaming whole arrays through memory
+    once per step (an Adam update of 3.2 M floats: a dozen passes)."""
+    if size <= block:
+        body(slice(0, size))
+        return
+    _run_blocks([slice(i, i + block) for i in range(0, size, block)], body, max(1, _threads()))
 
 
 def _helpers(n: int):
