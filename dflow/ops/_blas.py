@@ -1,19 +1,30 @@
-"""Matrix products with BLAS threads sized to their work, as TF1's cost model sizes its Eigen pool.
+"""Matrix products and batch-parallel kernels with threads sized to their work, as TF1's cost
+model sizes its Eigen pool.
 
-numpy's OpenBLAS splits every product above ~262 K multiply-adds over all its
-threads. A product of a few million (an LSTM step at batch 20: 20 × 256 × 512)
-gains nothing from a second thread on an idle machine (54 against 58 µs), and
-when other processes share the cores the threads wait for each other: the
-same product then took 0.6 - 2.5 ms instead of 57 µs, and the 140 such
-products of a PTB-small training step dominated it. ``matmul`` runs products
-under ``SMALL_PRODUCT`` multiply-adds on the calling thread alone; larger
-ones keep the pool (two threads: 2.1 against 3.8 ms for 64 × 3136 × 1024).
+numpy's OpenBLAS splits every product above ~262 K multiply-adds statically over all its
+threads, which then wait for each other. A product of a few million (an LSTM step at batch
+20: 20 × 256 × 512) gains nothing from a second thread on an idle machine (54 against 58 µs);
+when other processes share the cores, a thread the OS holds back stalls the whole product:
+the same product then took 0.6 - 2.5 ms instead of 57 µs, and the 140 such products of a
+PTB-small training step dominated it (a 5 × 5 convolution's 25 per-tap products: 183 against
+20 ms). So:
 
-The switch is OpenBLAS's ``openblas_set_num_threads_local`` override (or
-``openblas_set_num_threads`` where that is missing), process-wide: a count
-of the small products in flight keeps it on until the last one ends, so
-concurrent runs cannot leave it set. Other BLAS libraries and CuPy arrays
-multiply as ``a @ b``.
+* ``matmul`` runs products under ``SERIAL_PRODUCT`` multiply-adds on the calling thread alone;
+* products from ``BLOCKED_PRODUCT`` (and ``over_batch`` kernels from ``SERIAL_PRODUCT``) are
+  cut into blocks that the calling thread and the pool's other threads take in turn, each
+  block one single-threaded BLAS call: a thread held back delays one block, not the product
+  (64 × 3136 × 1024: 2.6 ms against 3.5 on one thread and OpenBLAS's 1.8 - 9.3; a 5 × 5
+  convolution's input gradient on a busy machine: 20 ms against OpenBLAS's 183);
+* products between keep OpenBLAS's threads, whose ~1 ms calls the hand-off to the pool would
+  cost more than it saves (256 × 784 × 512: 1.0 ms in OpenBLAS's two threads at best, 1.5 in
+  blocks, 1.3 on one thread; the MLP of bench_training.py went from 4.6 to 6.9 ms a step on
+  one thread).
+
+The pool's size is the BLAS pool's (``intra_op_parallelism_threads``, OPENBLAS_NUM_THREADS).
+The single-thread switch is OpenBLAS's ``openblas_set_num_threads_local`` override (or
+``openblas_set_num_threads`` where that is missing), process-wide: a count of the regions in
+flight keeps it on until the last one ends, so concurrent runs cannot leave it set. Other BLAS
+libraries and CuPy arrays multiply as ``a @ b``.
 """
 
 from __future__ import annotations
@@ -23,7 +34,8 @@ import threading
 
 import numpy as np
 
-SMALL_PRODUCT = 1 << 23  # multiply-adds: 1 thread below (measured crossover 5 - 16 M on 2 cores)
+SERIAL_PRODUCT = 1 << 23  # multiply-adds: one thread below (the measured crossover: 5 - 16 M on 2 cores)
+BLOCKED_PRODUCT = 1 << 27  # from here products go in blocks over threads (they won from ~200 M)
 _OPENBLAS_SERIAL = 1 << 18  # OpenBLAS itself runs products up to 4 × 65536 multiply-adds on one thread
 
 _lock = threading.Lock()
@@ -146,7 +158,7 @@ def over_batch(n: int, work: int, body) -> None:
     threads = _threads() if work > _OPENBLAS_SERIAL else 1
     if threads <= 1:
         body(slice(0, n))
-    elif work < SMALL_PRODUCT or n == 1:
+    elif work < SERIAL_PRODUCT or n == 1:
         with _SerialBlas():
             body(slice(0, n))
     else:
@@ -178,14 +190,14 @@ def _helpers(n: int):
 
 def matmul(a, b):
     """``a @ b``: a product of two matrices on one BLAS thread when small, in blocks over the
-    pool's threads when large; anything else (batches, vectors, CuPy) as numpy's ``@``."""
-    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2 \
-            and a.shape[1] == b.shape[0]:
+    pool's threads when large, OpenBLAS's own threads between; anything else (batches,
+    vectors, CuPy) as numpy's ``@``."""
+    if type(a) is np.ndarray and a.ndim == 2 and type(b) is np.ndarray and b.ndim == 2:
         work = a.shape[0] * a.shape[1] * b.shape[1]
-        if work > _OPENBLAS_SERIAL:
+        if work > _OPENBLAS_SERIAL and a.shape[1] == b.shape[0] and (work < SERIAL_PRODUCT or work >= BLOCKED_PRODUCT):
             threads = _threads()
             if threads > 1:
-                if work < SMALL_PRODUCT:
+                if work < SERIAL_PRODUCT:
                     with _SerialBlas():
                         return a @ b
                 return _parallel(a, b, threads)

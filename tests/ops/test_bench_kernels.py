@@ -22,7 +22,9 @@ def checksums(a) -> list:
 
 @pytest.fixture
 def blocks(monkeypatch):
-    """Records the blocks each parallel run hands out."""
+    """Records the blocks each parallel run hands out; products from 8 M multiply-adds go in
+    blocks (the test shapes' size)."""
+    monkeypatch.setattr(_blas, "BLOCKED_PRODUCT", 1 << 23)
     seen = []
     run = _blas._run_blocks
 
