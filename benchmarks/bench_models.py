@@ -11,15 +11,25 @@
   ``GradientDescentOptimizer`` on ``clip_by_global_norm``-clipped gradients.
 
 Both are written once as TF1 code: ``tf`` is dflow or ``tensorflow.compat.v1``.
-Prints milliseconds per training step (median of 7 rounds after a warm-up).
+Prints milliseconds per training step (median of 7 rounds of 3 steps after a
+warm-up). With ``--alternate N`` the dflow and TF1 measurements alternate N
+times in the one run (the machine's load drifts) and each figure is the median
+over them, with the range.
 
-Run: ``python benchmarks/bench_models.py [--tf /path/to/tf/python]``.
+Run: ``python benchmarks/bench_models.py [--tf /path/to/tf/python] [--alternate N]``.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+
 import numpy as np
-from _harness import main, per_call_us
+from _harness import HERE, main, per_call_us
 
 CNN_BATCH = 64
 VOCAB, EMBED, UNITS, LAYERS, STEPS, LM_BATCH = 10000, 128, 128, 2, 35, 20
@@ -84,5 +94,33 @@ def figures(tf) -> dict:
     return out
 
 
+def alternate(python: str, rounds: int) -> None:
+    """dflow's and TF1's figures ``rounds`` times, alternately; medians and ranges."""
+    import dflow
+
+    rows: dict = {"dflow": [], "tf1": []}
+    for _ in range(rounds):
+        rows["dflow"].append(figures(dflow))
+        res = subprocess.run([python, str(HERE / "tf_reference.py"), "bench_models"], capture_output=True, text=True)
+        if res.returncode:
+            sys.exit("TF reference failed: " + res.stderr[-2000:])
+        rows["tf1"].append(json.loads(res.stdout.strip().splitlines()[-1]))
+    print(f"machine: {platform.node()} {platform.machine()} python {platform.python_version()}, "
+          f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"{'figure':18s}{'dflow':>22s}{'tf1':>22s}{'dflow / tf1':>22s}")
+    for k in rows["dflow"][0]:
+        d = [r[k] for r in rows["dflow"]]
+        t = [r[k] for r in rows["tf1"]]
+        q = [a / b for a, b in zip(d, t)]
+        print(f"{k:18s}" + "".join(f"{np.median(v):8.2f} ({min(v):.2f}-{max(v):.2f})" for v in (d, t, q)))
+
+
 if __name__ == "__main__":
-    main("bench_models", figures, __doc__)
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--alternate", type=int, default=0)
+    ap.add_argument("--tf")
+    known, _ = ap.parse_known_args()
+    if known.alternate and known.tf:
+        alternate(known.tf, known.alternate)
+    else:
+        main("bench_models", figures, __doc__)
