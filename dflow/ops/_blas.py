@@ -30,6 +30,7 @@ libraries and CuPy arrays multiply as ``a @ b``.
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 
 import numpy as np
@@ -104,17 +105,26 @@ def _threads() -> int:
 
 def _run_blocks(blocks: list, body, threads: int) -> None:
     """``body(block)`` for each block, taken in turn by the calling thread and ``threads - 1``
-    helpers (a thread the OS holds back delays one block, not the others), BLAS single-threaded."""
+    helpers (a thread the OS holds back delays one block, not the others), BLAS single-threaded.
+
+    The calling thread never waits for a helper that has not started (busy with another run's
+    blocks): it takes the blocks itself and withdraws the helper's task. The first error stops
+    the hand-out and is raised."""
     pending = iter(blocks)
     take = threading.Lock()
+    failed: list = []
 
     def work():
-        while True:
+        while not failed:
             with take:
                 block = next(pending, None)
             if block is None:
                 return
-            body(block)
+            try:
+                body(block)
+            except BaseException as e:
+                failed.append(e)
+                raise
 
     pool = _helpers(threads - 1)
     with _SerialBlas():
@@ -123,7 +133,10 @@ def _run_blocks(blocks: list, body, threads: int) -> None:
             work()
         finally:
             for h in helpers:
-                h.result()
+                if not h.cancel():
+                    h.exception()  # waits; its error, if any, is in failed
+    if failed:
+        raise failed[0]
 
 
 def _splits(n: int, parts: int) -> list:
@@ -186,6 +199,20 @@ def _helpers(n: int):
 
             _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="dflow-blas"), n
         return _pool
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of the parent's threads: a new pool and lock on first use, and
+    BLAS's thread count as configured if the fork came inside a single-thread region."""
+    global _pool, _pool_size, _lock, _in_flight
+    _pool, _pool_size, _lock = None, 0, threading.Lock()
+    if _in_flight and _switch:
+        _switch(_saved)
+    _in_flight = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def matmul(a, b):

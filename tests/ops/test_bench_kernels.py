@@ -160,3 +160,54 @@ def test_max_pool_grad_routes_only_to_the_maximum(value, want):
             got = sess.run(d).ravel()
     np.testing.assert_array_equal(got, want)
     assert not np.signbit(got[:3]).any()  # +0.0 where TF gives +0.0
+
+
+def test_blocks_run_without_a_free_helper_and_stop_at_the_first_error():
+    if _blas._threads() < 2:
+        pytest.skip("one BLAS thread: no helpers")
+    import threading
+
+    release = threading.Event()
+    pool = _blas._helpers(1)
+    busy = pool.submit(release.wait, 10)  # the only helper is taken
+    try:
+        seen = []
+        _blas._run_blocks(list(range(6)), seen.append, 2)  # the calling thread does them all
+        assert sorted(seen) == list(range(6))
+
+        def body(block):
+            if block == 2:
+                raise ValueError("block 2")
+            seen.append(block)
+
+        seen.clear()
+        with pytest.raises(ValueError, match="block 2"):
+            _blas._run_blocks(list(range(6)), body, 2)
+        assert seen == [0, 1] and _blas._in_flight == 0
+    finally:
+        release.set()
+        busy.result()
+
+
+def _product_in_child(queue):
+    a = np.arange(1000 * 96, dtype=np.float64).reshape(1000, 96) % 7
+    b = np.arange(96 * 128, dtype=np.float64).reshape(96, 128) % 5
+    queue.put(bool(np.array_equal(_blas._parallel(a, b, 2), a @ b)))
+
+
+def test_a_forked_child_gets_its_own_helpers():
+    import multiprocessing
+
+    if _blas._threads() < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("needs fork and two BLAS threads")
+    _blas.matmul(np.ones((1000, 96)), np.ones((96, 2048)))  # blocks: the parent's pool exists
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_product_in_child, args=(queue,))
+    child.start()
+    try:
+        assert queue.get(timeout=20) is True  # the parent's helper thread does not exist there
+    finally:
+        child.join(5)
+        if child.is_alive():
+            child.kill()
