@@ -211,3 +211,12 @@ def test_a_forked_child_gets_its_own_helpers():
         child.join(5)
         if child.is_alive():
             child.kill()
+
+
+def test_small_product_with_a_transposed_operand():
+    rng = np.random.default_rng(1)
+    g, w = rng.normal(size=(20, 512)), rng.normal(size=(256, 512))
+    assert _blas._swapped_is_faster(g, w.T) and not _blas._swapped_is_faster(w, g.T)
+    got = _blas.matmul(g, w.T)
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(got, g @ w.T, rtol=1e-12)
