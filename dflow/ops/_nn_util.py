@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor
 from dflow.ops.constant_op import convert_to_tensor
@@ -29,6 +31,16 @@ def as_tensor(value, param: str, allowed=None, dtype=None) -> Tensor:
     if allowed is not None:
         check_dtype(t, allowed, param)
     return t
+
+
+def is_zero(t: Tensor) -> bool:
+    """TF1's ``nn_grad.IsZero``: ``t`` is zeros known at graph build (``ZerosLike``, or a ``Fill`` or
+    constant of 0; ``tf.gradients`` fills an unused output's gradient so), and a rule may skip it."""
+    op = t.op
+    if op.type in ("ZerosLike", "Zeros"):
+        return True
+    value = constant_value(op.inputs[0] if op.type == "Fill" else t)
+    return value is not None and not np.any(value)
 
 
 def merge_dims(a, b):

@@ -21,6 +21,8 @@ captured tensors' gradients over iterations.
 
 from __future__ import annotations
 
+import numpy as np
+
 from dflow.framework.func_graph import FuncGraph
 from dflow.framework.graph import get_default_graph
 from dflow.ops import if_while_ops
@@ -124,6 +126,7 @@ def _make_reverse_loop_kernel(op, resources):
         n = len(trace)
         rows = [[None] * n for _ in range(n_de)]
         sums = [None] * n_dc
+        owned = [False] * n_dc  # sums[j] is a fresh array of this kernel's, safe to add to in place
         for step in range(n - 1, -1, -1):
             if ctx is not None:
                 ctx.check(what)
@@ -136,7 +139,14 @@ def _make_reverse_loop_kernel(op, resources):
                 rows[j][k] = out[n_ds + j]
             for j in range(n_dc):
                 g = out[n_ds + n_de + j]
-                sums[j] = g if sums[j] is None else sums[j] + g
+                total = sums[j]
+                if total is None:
+                    sums[j] = g
+                elif owned[j] and type(g) is np.ndarray and g.dtype == total.dtype and g.shape == total.shape:
+                    total += g  # the sum's own array: in place (an LSTM's kernel gradient, every step)
+                else:
+                    sums[j] = total + g
+                    owned[j] = type(sums[j]) is np.ndarray
         d_elems = tuple(array_module(forward[i]).stack(r) if n else array_module(forward[i]).zeros_like(forward[i])
                         for i, r in zip(elems, rows))
         d_caps = tuple(array_module(forward[i]).zeros_like(forward[i]) if s is None else s

@@ -25,6 +25,7 @@ from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops import array_ops
+from dflow.ops._blas import over_batch
 from dflow.ops._common import array_module
 from dflow.ops._nn_util import FLOATS, as_tensor, with_rank
 from dflow.ops.constant_op import convert_to_tensor
@@ -221,8 +222,21 @@ def _im2col(x, ks, strides, dilations, geometry):
     pads = _spatial_pads(geometry)
     if any(p for pair in pads for p in pair):
         x = xp.pad(x, pads)
-    taps = [x[i] for i in window_slices(ks, strides, dilations, _outs(geometry))]
-    return taps[0][..., None, :] if len(taps) == 1 else xp.stack(taps, axis=-2)
+    # One strided view [n, *out, *ks, c] over the input, copied once into a contiguous array:
+    # several times faster than stacking one slice per tap (a strided write per tap).
+    outs = _outs(geometry)
+    s_n, *s_sp, s_c = x.strides
+    view = xp.lib.stride_tricks.as_strided(
+        x, (x.shape[0], *outs, *ks, x.shape[-1]),
+        (s_n, *(s * st for s, st in zip(s_sp, strides)), *(s * d for s, d in zip(s_sp, dilations)), s_c))
+    col = xp.empty(view.shape, dtype=x.dtype)
+    xp.copyto(col, view)
+    return col.reshape(x.shape[0], *outs, int(np.prod(ks)), x.shape[-1])
+
+
+def _parallel_work(xp, work: int) -> int:
+    """A kernel's multiply-adds for ``over_batch``: none (one block) for arrays other than numpy's."""
+    return work if xp is np else 0
 
 
 def _compute_dtype(dtype):
@@ -242,15 +256,22 @@ def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=()):
         out = xp.zeros((n, *outs, co), dtype=x.dtype)
     else:
         compute = _compute_dtype(x.dtype)
-        col = _im2col(x, ks, ss, ds, geometry)
         groups = c // ci
         if groups == 1:
-            out = col.reshape(positions, taps * c).astype(compute, copy=False) @ \
-                w.reshape(taps * ci, co).astype(compute, copy=False)
+            wk = w.reshape(taps * ci, co).astype(compute, copy=False)
         else:
-            col = col.reshape(positions, taps, groups, ci).astype(compute, copy=False)
-            wg = w.reshape(taps, ci, groups, co // groups).astype(compute, copy=False)
-            out = xp.einsum("pkgc,kcgo->pgo", col, wg)
+            wk = w.reshape(taps, ci, groups, co // groups).astype(compute, copy=False)
+        out = xp.empty((n, *outs, co), dtype=compute)
+
+        def block(rows):  # im2col and product of a block of the batch
+            col = _im2col(x[rows], ks, ss, ds, geometry).astype(compute, copy=False)
+            if groups == 1:
+                xp.matmul(col.reshape(-1, taps * c), wk, out=out[rows].reshape(-1, co))
+            else:
+                out[rows] = xp.einsum("pkgc,kcgo->pgo", col.reshape(-1, taps, groups, ci), wk).reshape(
+                    out[rows].shape)
+
+        over_batch(n, _parallel_work(xp, positions * taps * c * co), block)
         out = out.reshape(n, *outs, co).astype(x.dtype, copy=False)
     return from_channels_last(out, data_format)
 
@@ -323,14 +344,22 @@ def _conv_backprop_input(input_sizes, w, dy, strides, padding, data_format, dila
     c = dims[-1]
     if dy.size and c:
         groups = c // ci
-        dy_flat = dy.reshape(-1, co).astype(compute, copy=False)
+        dy = dy.astype(compute, copy=False)
         taps = w.reshape(-1, ci, co).astype(compute, copy=False)
-        for tap, index in zip(taps, window_slices(ks, ss, ds, outs)):
-            if groups == 1:
-                part = dy_flat @ tap.T
-            else:
-                part = xp.einsum("pgo,cgo->pgc", _grouped(dy_flat, groups), tap.reshape(ci, groups, co // groups))
-            dx[index] += part.reshape(dims[0], *outs, c)
+        if groups == 1:  # each tap's [co, ci] contiguous: BLAS runs twice as fast as on a transposed view
+            taps = xp.ascontiguousarray(taps.transpose(0, 2, 1))
+
+        def block(rows):  # a block of the batch scatters into its own rows of dx
+            dy_flat, target = dy[rows].reshape(-1, co), dx[rows]
+            for tap, index in zip(taps, window_slices(ks, ss, ds, outs)):
+                if groups == 1:
+                    part = dy_flat @ tap
+                else:
+                    part = xp.einsum("pgo,cgo->pgc", _grouped(dy_flat, groups),
+                                     tap.reshape(ci, groups, co // groups))
+                target[index] += part.reshape(-1, *outs, c)
+
+        over_batch(dims[0], _parallel_work(xp, dy.size * taps.shape[0] * ci), block)
     crop = tuple(slice(b, b + d) for d, (b, _) in zip(dims, pads))
     return from_channels_last(dx[crop].astype(w.dtype, copy=False), data_format)
 
@@ -350,16 +379,23 @@ def _conv_backprop_filter(x, filter_sizes, dy, strides, padding, data_format, di
     c = dims[-1]
     if dy.size == 0 or c == 0:
         return xp.zeros(w_shape, dtype=x.dtype)
-    col = _im2col(x, ks, ss, ds, geometry).astype(compute, copy=False)
-    positions = dy.size // co
     taps = int(np.prod(ks))
-    dy_flat = dy.reshape(positions, co).astype(compute, copy=False)
     groups = c // ci
-    if groups == 1:
-        dw = col.reshape(positions, taps * c).T @ dy_flat
-    else:
-        col = col.reshape(positions, taps, groups, ci)
-        dw = xp.einsum("pkgc,pgo->kcgo", col, _grouped(dy_flat, groups))
+    parts = {}
+
+    def block(rows):  # one block of the batch's share of dw; summed in block order (deterministic)
+        col = _im2col(x[rows], ks, ss, ds, geometry).astype(compute, copy=False)
+        dy_flat = dy[rows].reshape(-1, co).astype(compute, copy=False)
+        if groups == 1:
+            parts[rows.start] = col.reshape(-1, taps * c).T @ dy_flat
+        else:
+            parts[rows.start] = xp.einsum("pkgc,pgo->kcgo", col.reshape(-1, taps, groups, ci),
+                                          _grouped(dy_flat, groups))
+
+    over_batch(dims[0], _parallel_work(xp, dy.size * taps * c), block)
+    dw = parts[0]
+    for start in sorted(parts)[1:]:
+        dw += parts[start]
     return dw.reshape(w_shape).astype(x.dtype, copy=False)
 
 

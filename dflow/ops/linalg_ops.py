@@ -22,6 +22,7 @@ from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes, unknown_shape
 from dflow.ops import array_ops, einsum_ops, linalg_factorizations, linalg_norms, linalg_solvers, tiling_ops  # noqa: F401 - register ops
+from dflow.ops._blas import matmul as blas_matmul
 from dflow.ops._common import array_module
 from dflow.ops._linalg_common import (
     BATCH_MATMUL_TYPES,
@@ -64,7 +65,7 @@ def _size_incompatible(a_shape, b_shape) -> errors.InvalidArgumentError:
 def _matmul_nn(a, b):
     # The hot path of every dense layer: one BLAS call and nothing else.
     try:
-        return a @ b
+        return blas_matmul(a, b)
     except ValueError:
         raise _size_incompatible(a.shape, b.shape) from None
 
@@ -76,7 +77,7 @@ def _make_matmul_kernel(op, resources):
 
     def matmul_kernel(a, b):
         try:
-            return (a.T if transpose_a else a) @ (b.T if transpose_b else b)
+            return blas_matmul(a.T if transpose_a else a, b.T if transpose_b else b)
         except ValueError:
             raise _size_incompatible(a.shape, b.shape) from None
 

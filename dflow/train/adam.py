@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from dflow._api import tf_export
 from dflow.framework.graph import colocate_with, control_dependencies, get_default_graph
+from dflow.ops._blas import over_elements
 from dflow.ops._common import array_module
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.control_flow_ops import group
@@ -14,11 +17,42 @@ from dflow.train.training_ops import apply_training_op, register_apply_op
 def _apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
     xp = array_module(var)
     alpha = lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power)
-    m = m + (grad - m) * (1 - beta1)
-    v = v + (xp.square(grad) - v) * (1 - beta2)
+    # TF1's arithmetic in its order (m += (grad - m) * (1 - beta1), and so on), in place on the
+    # three new arrays, block by block so that each step's operands stay in cache: the update of
+    # a large layer is otherwise a dozen passes through memory.
+    if xp is not np:
+        return _adam_update(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov)
+    outs = [np.empty(var.shape, var.dtype) for _ in range(3)]
+    flat = [a.reshape(-1) for a in (var, m, v, grad, *outs)]
+
+    def block(span):
+        var_, m_, v_, grad_, new_var, new_m, new_v = (a[span] for a in flat)
+        _adam_update(var_, m_, v_, alpha, beta1, beta2, epsilon, grad_, use_nesterov, (new_var, new_m, new_v))
+
+    over_elements(var.size, block)
+    return tuple(outs)
+
+
+def _adam_update(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov, out=None):
+    xp = array_module(var)
+    new_var, new_m, new_v = out if out is not None else (None, None, None)
+    new_m = xp.subtract(grad, m, out=new_m)
+    new_m *= 1 - beta1
+    new_m += m
+    new_v = xp.square(grad, out=new_v)
+    new_v -= v
+    new_v *= 1 - beta2
+    new_v += v
     if use_nesterov:
-        return var - ((grad * (1 - beta1) + beta1 * m) * alpha) / (xp.sqrt(v) + epsilon), m, v
-    return var - (m * alpha) / (xp.sqrt(v) + epsilon), m, v
+        step = grad * (1 - beta1)
+        step += beta1 * new_m
+        step *= alpha
+    else:
+        step = new_m * alpha
+    denom = xp.sqrt(new_v, out=new_var)
+    denom += epsilon
+    step /= denom
+    return xp.subtract(var, step, out=denom), new_m, new_v
 
 
 register_apply_op("ApplyAdam", ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"),

@@ -1,0 +1,242 @@
+"""Matrix products and batch-parallel kernels with threads sized to their work, as TF1's cost
+model sizes its Eigen pool.
+
+numpy's OpenBLAS splits every product above ~262 K multiply-adds statically over all its
+threads, which then wait for each other. A product of a few million (an LSTM step at batch
+20: 20 × 256 × 512) gains nothing from a second thread on an idle machine (54 against 58 µs);
+when other processes share the cores, a thread the OS holds back stalls the whole product:
+the same product then took 0.6 - 2.5 ms instead of 57 µs, and the 140 such products of a
+PTB-small training step dominated it (a 5 × 5 convolution's 25 per-tap products: 183 against
+20 ms). So:
+
+* ``matmul`` runs products under ``SERIAL_PRODUCT`` multiply-adds on the calling thread alone;
+* products from ``BLOCKED_PRODUCT`` (and ``over_batch`` kernels from ``SERIAL_PRODUCT``) are
+  cut into blocks that the calling thread and the pool's other threads take in turn, each
+  block one single-threaded BLAS call: a thread held back delays one block, not the product
+  (64 × 3136 × 1024: 2.6 ms against 3.5 on one thread and OpenBLAS's 1.8 - 9.3; a 5 × 5
+  convolution's input gradient on a busy machine: 20 ms against OpenBLAS's 183);
+* products between keep OpenBLAS's threads, whose ~1 ms calls the hand-off to the pool would
+  cost more than it saves (256 × 784 × 512: 1.0 ms in OpenBLAS's two threads at best, 1.5 in
+  blocks, 1.3 on one thread; the MLP of bench_training.py went from 4.6 to 6.9 ms a step on
+  one thread).
+
+The pool's size is the BLAS pool's (``intra_op_parallelism_threads``, OPENBLAS_NUM_THREADS).
+The single-thread switch is OpenBLAS's ``openblas_set_num_threads_local`` override (or
+``openblas_set_num_threads`` where that is missing), process-wide: a count of the regions in
+flight keeps it on until the last one ends, so concurrent runs cannot leave it set. Other BLAS
+libraries and CuPy arrays multiply as ``a @ b``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+import numpy as np
+
+SERIAL_PRODUCT = 1 << 23  # multiply-adds: one thread below (the measured crossover: 5 - 16 M on 2 cores)
+BLOCKED_PRODUCT = 1 << 27  # from here products go in blocks over threads (they won from ~200 M)
+_OPENBLAS_SERIAL = 1 << 18  # OpenBLAS itself runs products up to 4 × 65536 multiply-adds on one thread
+
+_lock = threading.Lock()
+_in_flight = 0
+_saved = 0
+_switch = None  # (set(n) -> previous) once looked up; False where there is no OpenBLAS to switch
+_get_threads = None
+_pool = None
+_pool_size = 0
+_BLOCKS_PER_THREAD = 2
+
+
+def _find_switch():
+    """``(set(n) -> previous n, get() -> n)`` for the OpenBLAS that numpy uses, or (False, None)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return False, None
+    for lib in ThreadpoolController().lib_controllers:
+        if lib.internal_api != "openblas":
+            continue
+        local = getattr(lib.dynlib, "openblas_set_num_threads_local", None)
+        if local is not None:
+            local.argtypes, local.restype = [ctypes.c_int], ctypes.c_int
+            return local, lib.get_num_threads
+
+        def switch(n, lib=lib):
+            previous = lib.get_num_threads()
+            lib.set_num_threads(n)
+            return previous
+
+        return switch, lib.get_num_threads
+    return False, None
+
+
+class _SerialBlas:
+    """Context: OpenBLAS runs on the calling thread alone while any is entered (process-wide)."""
+
+    __slots__ = ("switched",)
+
+    def __enter__(self):
+        global _in_flight, _saved
+        self.switched = _threads() > 1  # also finds the switch; nothing to do for a pool of one
+        if self.switched:
+            with _lock:
+                if _in_flight == 0:
+                    _saved = _switch(1)
+                _in_flight += 1
+
+    def __exit__(self, *exc):
+        global _in_flight
+        if self.switched:
+            with _lock:
+                _in_flight -= 1
+                if _in_flight == 0:
+                    _switch(_saved)
+
+
+def _threads() -> int:
+    """The BLAS pool's size as configured (``intra_op_parallelism_threads``, OPENBLAS_NUM_THREADS)."""
+    global _switch, _get_threads
+    if _switch is None:
+        _switch, _get_threads = _find_switch()
+    return _get_threads() if _switch else 1
+
+
+def _run_blocks(blocks: list, body, threads: int) -> None:
+    """``body(block)`` for each block, taken in turn by the calling thread and ``threads - 1``
+    helpers (a thread the OS holds back delays one block, not the others), BLAS single-threaded.
+
+    The calling thread never waits for a helper that has not started (busy with another run's
+    blocks): it takes the blocks itself and withdraws the helper's task. The first error stops
+    the hand-out and is raised."""
+    pending = iter(blocks)
+    take = threading.Lock()
+    failed: list = []
+
+    def work():
+        while not failed:
+            with take:
+                block = next(pending, None)
+            if block is None:
+                return
+            try:
+                body(block)
+            except BaseException as e:
+                failed.append(e)
+                raise
+
+    pool = _helpers(threads - 1)
+    with _SerialBlas():
+        helpers = [pool.submit(work) for _ in range(min(threads, len(blocks)) - 1)]
+        try:
+            work()
+        finally:
+            for h in helpers:
+                if not h.cancel():
+                    h.exception()  # waits; its error, if any, is in failed
+    if failed:
+        raise failed[0]
+
+
+def _splits(n: int, parts: int) -> list:
+    step = -(-n // max(1, min(n, parts)))
+    return [slice(i, i + step) for i in range(0, n, step)]
+
+
+def _parallel(a, b, threads: int):
+    """``a @ b`` in row or column blocks (along its longer side), each one BLAS call."""
+    out = np.empty((a.shape[0], b.shape[1]), dtype=np.result_type(a, b))
+    parts = _BLOCKS_PER_THREAD * threads
+    if out.shape[0] >= out.shape[1]:
+        blocks = [(rows, slice(None)) for rows in _splits(out.shape[0], parts)]
+    else:
+        blocks = [(slice(None), cols) for cols in _splits(out.shape[1], parts)]
+
+    def body(block):
+        rows, cols = block
+        np.matmul(a[rows], b[:, cols], out=out[rows, cols])
+
+    _run_blocks(blocks, body, threads)
+    return out
+
+
+def over_batch(n: int, work: int, body) -> None:
+    """``body(rows)`` over blocks of ``range(n)`` (a batch) that together cover it: in parallel over
+    the BLAS pool's threads when ``work`` (multiply-adds) is large, else once with all rows.
+
+    For kernels whose batch elements are independent (a convolution's im2col, products and
+    scatters): each block's memory traffic runs in parallel too, not only its products. Small
+    work runs on the calling thread with BLAS single-threaded, as ``matmul``'s small products."""
+    threads = _threads() if work > _OPENBLAS_SERIAL else 1
+    if threads <= 1:
+        body(slice(0, n))
+    elif work < SERIAL_PRODUCT or n == 1:
+        with _SerialBlas():
+            body(slice(0, n))
+    else:
+        _run_blocks(_splits(n, _BLOCKS_PER_THREAD * threads), body, threads)
+
+
+def over_elements(size: int, body, block: int = 1 << 15) -> None:
+    """``body(span)`` over slices of ``block`` elements that cover ``range(size)``, in order on the
+    calling thread: an element-wise chain of numpy calls then runs each step on a block that stays
+    in cache instead of streaming whole arrays through memory once per step (an Adam update of
+    3.2 M floats: 17.7 -> 10.9 ms). Not spread over threads: with a dozen short numpy calls per
+    block the threads mostly hand the GIL to each other (the same update in two threads: 11.5
+    against 9.7 ms in one, alternated in one process)."""
+    for start in range(0, size, block):
+        body(slice(start, start + block))
+    if size == 0:
+        body(slice(0, 0))
+
+
+def _helpers(n: int):
+    global _pool, _pool_size
+    with _lock:
+        if _pool_size < n:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="dflow-blas"), n
+        return _pool
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of the parent's threads: a new pool and lock on first use, and
+    BLAS's thread count as configured if the fork came inside a single-thread region."""
+    global _pool, _pool_size, _lock, _in_flight
+    _pool, _pool_size, _lock = None, 0, threading.Lock()
+    if _in_flight and _switch:
+        _switch(_saved)
+    _in_flight = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _swapped_is_faster(a, b) -> bool:
+    """Whether ``(b.T @ a.T).T`` beats ``a @ b`` on one thread: ``b`` a transposed matrix (a
+    gradient's ``grad @ w.T``) and ``a`` the shorter side. OpenBLAS's small-M kernel reads a
+    transposed ``b`` slowly: 20 × 512 @ (256 × 512).T took 173 µs, swapped 97 (the LSTM's
+    backward step, 70 times a training step)."""
+    return (b.flags.f_contiguous and not b.flags.c_contiguous and a.flags.c_contiguous
+            and a.shape[0] < b.shape[1] and a.shape[1] >= 128)
+
+
+def matmul(a, b):
+    """``a @ b``: a product of two matrices on one BLAS thread when small, in blocks over the
+    pool's threads when large, OpenBLAS's own threads between; anything else (batches,
+    vectors, CuPy) as numpy's ``@``."""
+    if type(a) is np.ndarray and a.ndim == 2 and type(b) is np.ndarray and b.ndim == 2:
+        work = a.shape[0] * a.shape[1] * b.shape[1]
+        if work > _OPENBLAS_SERIAL and a.shape[1] == b.shape[0] and (work < SERIAL_PRODUCT or work >= BLOCKED_PRODUCT):
+            threads = _threads()
+            if threads > 1:
+                if work < SERIAL_PRODUCT:
+                    with _SerialBlas():
+                        if _swapped_is_faster(a, b):
+                            return np.ascontiguousarray((b.T @ a.T).T)
+                        return a @ b
+                return _parallel(a, b, threads)
+    return a @ b

@@ -1,0 +1,222 @@
+"""The training-step kernels made faster for benchmarks/bench_models.py (issue #18), against
+TF 2.15 figures (compat.v1, CPU; scripts under /tmp/ref/bench/): products and convolutions in
+blocks over threads, the BLAS thread switch, Adam and sparse softmax cross-entropy block by
+block, MaxPoolGrad's masked routing, and the gradient that skips a zero ``backprop`` input.
+
+Integer-valued float64 operands keep the TF checksums exact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dflow as tf
+from dflow.ops import _blas
+from dflow.train.adam import _apply_adam
+
+
+def checksums(a) -> list:
+    a = np.asarray(a, np.float64)
+    return [a.sum(), (a * a).sum(), (a * ((np.arange(a.size) % 13) - 6).reshape(a.shape)).sum()]
+
+
+@pytest.fixture
+def blocks(monkeypatch):
+    """Records the blocks each parallel run hands out; products from 8 M multiply-adds go in
+    blocks (the test shapes' size)."""
+    monkeypatch.setattr(_blas, "BLOCKED_PRODUCT", 1 << 23)
+    seen = []
+    run = _blas._run_blocks
+
+    def spy(parts, body, threads):
+        seen.append(len(parts))
+        return run(parts, body, threads)
+
+    monkeypatch.setattr(_blas, "_run_blocks", spy)
+    return seen
+
+
+# Conv2D, its input and filter gradients: y, dx, dw checksums (sum, sum of squares, weighted).
+CONV_CASES = {
+    "same_s1": (((8, 16, 16, 16), [1, 1, 1, 1], "SAME"),
+                [-59.0, 164443361.0, -2017.0, 14.0, 2746286.0, 0.0, 161.0, 4315707.0, 692.0]),
+    "valid_s2": (((32, 17, 17, 16), [1, 2, 2, 1], "VALID"),
+                 [9.0, 60191401.0, 2544.0, 7.0, 10615921.0, -8346.0, 9.0, 454176281.0, -1190.0]),
+    "same_s2": (((32, 16, 16, 16), [1, 2, 2, 1], "SAME"),
+                [-8.0, 164472178.0, 2580.0, 5.0, 9817491.0, -182.0, 92.0, 4541722.0, -940.0]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONV_CASES))
+def test_conv_in_batch_blocks_matches_tf(case, blocks):
+    (shape, strides, padding), want = CONV_CASES[case]
+    x = (((np.arange(int(np.prod(shape))) * 7) % 11) - 5).reshape(shape).astype(np.float64)
+    w = (((np.arange(3 * 3 * 16 * 32) * 5) % 7) - 3).reshape(3, 3, 16, 32).astype(np.float64)
+    with tf.Graph().as_default():
+        xt, wt = tf.constant(x), tf.constant(w)
+        y = tf.nn.conv2d(xt, wt, strides, padding)
+        r = (((np.arange(y.shape.num_elements()) * 3) % 5) - 2).reshape(y.shape.as_list()).astype(np.float64)
+        dx, dw = tf.gradients(tf.reduce_sum(y * r), [xt, wt])
+        with tf.Session() as sess:
+            got = sess.run([y, dx, dw])
+    assert [v for a in got for v in checksums(a)] == want
+    if _blas._threads() > 1:  # the three kernels each ran in blocks of the batch
+        assert len(blocks) == 3 and all(n > 1 for n in blocks)
+
+
+MATMUL_CASES = {  # (m, k, n, transpose_a, transpose_b): checksums of the product
+    "tall": ((1000, 96, 128, False, False), [35.0, 51466701.0, 468.0]),
+    "wide": ((70, 128, 1200, False, True), [71.0, 96201727.0, -102.0]),
+    "small": ((20, 256, 512, True, False), [38.0, 38771816.0, 791.0]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MATMUL_CASES))
+def test_matmul_blocks_and_single_thread_products_match_tf(case, blocks):
+    (m, k, n, ta, tb), want = MATMUL_CASES[case]
+    a = (((np.arange(m * k) * 7) % 11) - 5).reshape((k, m) if ta else (m, k)).astype(np.float64)
+    b = (((np.arange(k * n) * 5) % 7) - 3).reshape((n, k) if tb else (k, n)).astype(np.float64)
+    with tf.Graph().as_default():
+        y = tf.matmul(tf.constant(a), tf.constant(b), transpose_a=ta, transpose_b=tb)
+        with tf.Session() as sess:
+            assert checksums(sess.run(y)) == want
+    if _blas._threads() > 1:
+        assert (len(blocks) == 1) == (case != "small")
+
+
+def test_blas_threads_restored_after_products_and_errors():
+    threads = _blas._threads()
+    a = np.ones((20, 256), np.float32)
+    _blas.matmul(a, np.ones((256, 512), np.float32))  # a small product: one thread, then back
+    with pytest.raises(ValueError):
+        with _blas._SerialBlas():
+            raise ValueError("inside")
+    assert _blas._threads() == threads and _blas._in_flight == 0
+    with tf.Graph().as_default():
+        y = tf.matmul(tf.placeholder(tf.float32, [None, None]), tf.ones([256, 512]))
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="Matrix size-incompatible"):
+            sess.run(y, {y.op.inputs[0]: np.ones((20, 255), np.float32)})
+    assert _blas._in_flight == 0
+
+
+def test_over_elements_covers_every_element_once():
+    for size, block in ((0, 4), (10, 4), (12, 4), (3, 8)):
+        seen = np.zeros(size, int)
+
+        def body(span, seen=seen):
+            seen[span] += 1
+
+        _blas.over_elements(size, body, block)
+        assert seen.tolist() == [1] * size
+
+
+def test_adam_in_blocks_is_tf_arithmetic_exactly():
+    # 7 x 14 287 = 100 009 elements: four blocks, the last one short; TF1's order of operations.
+    rng = np.random.default_rng(0)
+    var, m, v, grad = (rng.normal(size=(7, 14287)).astype(np.float32) for _ in range(4))
+    v = np.abs(v)
+    scalars = [np.float32(s) for s in (0.9 ** 3, 0.999 ** 3, 1e-3, 0.9, 0.999, 1e-8)]
+    b1p, b2p, lr, b1, b2, eps = scalars
+    alpha = lr * np.sqrt(1 - b2p) / (1 - b1p)
+    want_m = m + (grad - m) * (1 - b1)
+    want_v = v + (np.square(grad) - v) * (1 - b2)
+    for nesterov, step in ((False, want_m * alpha), (True, (grad * (1 - b1) + b1 * want_m) * alpha)):
+        got = _apply_adam(var, m, v, *scalars, grad, nesterov)
+        for g, w in zip(got, (var - step / (np.sqrt(want_v) + eps), want_m, want_v)):
+            assert g.shape == var.shape and np.array_equal(g, w)
+
+
+def test_sparse_xent_in_row_blocks_matches_tf():
+    logits = ((((np.arange(50 * 3000) * 7) % 23) - 11) / 4.0).reshape(50, 3000)
+    labels = (np.arange(50) * 37) % 3000
+    with tf.Graph().as_default() as g:
+        lt = tf.constant(logits)
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=lt)
+        grad, = tf.gradients(tf.reduce_sum(loss * np.arange(50.0)), [lt])
+        with tf.Session() as sess:
+            lv, gv = sess.run([loss, grad])
+        # tf.gradients fills the unused backprop output's gradient with zeros: TF1's IsZero
+        # skips the softmax that the second-order term would need.
+        assert sorted({op.type for op in g.get_operations() if "Softmax" in op.type}) == [
+            "SparseSoftmaxCrossEntropyWithLogits"]
+    np.testing.assert_allclose(lv[:5], [11.876200241938388, 10.127096538061735, 8.37607040112107,
+                                        6.62692996545559, 10.625856292986041], rtol=1e-14)
+    assert lv.sum() == pytest.approx(456.81963441185155, rel=1e-14)
+    assert abs(gv.sum()) < 1e-11
+    assert (gv * gv).sum() == pytest.approx(40435.29986751698, rel=1e-13)
+    assert gv[3, labels[3]] == pytest.approx(-2.9960273332199616, rel=1e-14)
+    assert gv[7, 11] == pytest.approx(0.002069823237256757, rel=1e-12)
+
+
+@pytest.mark.parametrize("value, want", [(np.inf, [0.0, 0.0, 0.0, np.inf]), (np.nan, [0.0, 0.0, 0.0, np.nan]),
+                                         (-2.0, [0.0, 0.0, 0.0, -2.0])])
+def test_max_pool_grad_routes_only_to_the_maximum(value, want):
+    x = np.array([[[[1.0], [2.0]], [[3.0], [4.0]]]], np.float32)
+    with tf.Graph().as_default():
+        xt = tf.constant(x)
+        y = tf.nn.max_pool(xt, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        d, = tf.gradients(y, [xt], grad_ys=[tf.constant(np.full((1, 1, 1, 1), value, np.float32))])
+        with tf.Session() as sess:
+            got = sess.run(d).ravel()
+    np.testing.assert_array_equal(got, want)
+    assert not np.signbit(got[:3]).any()  # +0.0 where TF gives +0.0
+
+
+def test_blocks_run_without_a_free_helper_and_stop_at_the_first_error():
+    if _blas._threads() < 2:
+        pytest.skip("one BLAS thread: no helpers")
+    import threading
+
+    release = threading.Event()
+    pool = _blas._helpers(1)
+    busy = pool.submit(release.wait, 10)  # the only helper is taken
+    try:
+        seen = []
+        _blas._run_blocks(list(range(6)), seen.append, 2)  # the calling thread does them all
+        assert sorted(seen) == list(range(6))
+
+        def body(block):
+            if block == 2:
+                raise ValueError("block 2")
+            seen.append(block)
+
+        seen.clear()
+        with pytest.raises(ValueError, match="block 2"):
+            _blas._run_blocks(list(range(6)), body, 2)
+        assert seen == [0, 1] and _blas._in_flight == 0
+    finally:
+        release.set()
+        busy.result()
+
+
+def _product_in_child(queue):
+    a = np.arange(1000 * 96, dtype=np.float64).reshape(1000, 96) % 7
+    b = np.arange(96 * 128, dtype=np.float64).reshape(96, 128) % 5
+    queue.put(bool(np.array_equal(_blas._parallel(a, b, 2), a @ b)))
+
+
+def test_a_forked_child_gets_its_own_helpers():
+    import multiprocessing
+
+    if _blas._threads() < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("needs fork and two BLAS threads")
+    _blas.matmul(np.ones((1000, 96)), np.ones((96, 2048)))  # blocks: the parent's pool exists
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_product_in_child, args=(queue,))
+    child.start()
+    try:
+        assert queue.get(timeout=20) is True  # the parent's helper thread does not exist there
+    finally:
+        child.join(5)
+        if child.is_alive():
+            child.kill()
+
+
+def test_small_product_with_a_transposed_operand():
+    rng = np.random.default_rng(1)
+    g, w = rng.normal(size=(20, 512)), rng.normal(size=(256, 512))
+    assert _blas._swapped_is_faster(g, w.T) and not _blas._swapped_is_faster(w, g.T)
+    got = _blas.matmul(g, w.T)
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(got, g @ w.T, rtol=1e-12)
