@@ -39,6 +39,7 @@ class DflowExtension:
     def __init__(self, scheduler):
         self.scheduler = scheduler
         self.spans_received = 0
+        self._span_ids = 0
         scheduler.handlers["dflow_spans"] = self.add_spans
         scheduler.handlers["dflow_watching"] = self.watching
         scheduler.handlers["dflow_session_report"] = self.session_report
@@ -61,14 +62,21 @@ class DflowExtension:
         """Whether anybody watches the task stream (its plugin exists)."""
         return self._plugin() is not None
 
-    def add_spans(self, comm=None, spans=()) -> int:
-        """Appends finished partitions (dicts in the task-stream record format) to the task stream."""
+    def add_spans(self, comm=None, worker=None, spans=()) -> int:
+        """Appends ``worker``'s finished partitions, ``(op name, start, stop, ok, thread)`` each, to
+        the task stream as the records Dask makes of finished tasks (keys ``<op name>-<n>``)."""
         plugin = self._plugin()
         if plugin is None:
             return 0
-        for span in spans:
-            plugin.buffer.append(span)
-            plugin.index += 1
+        buffer = plugin.buffer
+        n = self._span_ids
+        for name, start, stop, ok, thread in spans:
+            buffer.append({"key": f"{name}-{n:x}", "worker": worker, "status": "OK" if ok else "error",
+                           "thread": thread, "nbytes": 0, "type": None,
+                           "startstops": ({"action": "compute", "start": start, "stop": stop},)})
+            n += 1
+        self._span_ids = n
+        plugin.index += len(spans)
         self.spans_received += len(spans)
         return len(spans)
 

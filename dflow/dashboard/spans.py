@@ -11,7 +11,6 @@ switches the recorder off for good.
 from __future__ import annotations
 
 import collections
-import itertools
 import logging
 import threading
 import time
@@ -31,16 +30,13 @@ class SpanRecorder:
         self.disabled = False
         self.worker_address = None
         self._pending: collections.deque = collections.deque(maxlen=_MAX_PENDING)
-        self._ids = itertools.count()
         self._started = False
         self._lock = threading.Lock()
 
     def record(self, name: str, start: float, stop: float, ok: bool) -> None:
-        """One finished partition named after its op (``key_split`` of the key gives ``name``)."""
-        self._pending.append({
-            "key": f"{name}-{next(self._ids):x}", "worker": self.worker_address, "status": "OK" if ok else "error",
-            "thread": threading.get_ident(), "nbytes": 0, "type": None,
-            "startstops": ({"action": "compute", "start": start, "stop": stop},)})
+        """One finished partition named after its op: a tuple here (cheap to make and to send);
+        the scheduler turns it into a task-stream record."""
+        self._pending.append((name, start, stop, ok, threading.get_ident()))
 
     def start(self, dask_worker) -> None:
         """Starts polling and flushing on ``dask_worker``'s event loop (once per process)."""
@@ -70,7 +66,7 @@ class SpanRecorder:
                 if self._pending:
                     batch = list(self._pending)
                     self._pending.clear()
-                    await dask_worker.scheduler.dflow_spans(spans=batch)
+                    await dask_worker.scheduler.dflow_spans(worker=self.worker_address, spans=batch)
             except Exception as e:  # noqa: BLE001 - a scheduler without dflow's extension
                 if "dflow_" in str(e) or isinstance(e, (KeyError, AttributeError)):
                     self.disabled = True
