@@ -298,10 +298,19 @@ class Layer:
                     raise ValueError(f"A layer's `call` method should return a Tensor or a list of Tensors, not "
                                      f"None (layer: {self._name}).")
                 if self._activity_regularizer is not None:
-                    with name_scope("ActivityRegularizer"):
-                        self.add_loss(self._activity_regularizer(outputs))
+                    self._add_activity_losses(outputs)
         _add_to_collection(GraphKeys.UPDATE_OPS, self._updates[before:])
         return outputs
+
+    def _add_activity_losses(self, outputs) -> None:
+        """Keras' rule: the regularizer of each output, divided by the batch size."""
+        from dflow.ops import math_ops
+        from dflow.ops.shape_ops import shape
+
+        with name_scope("ActivityRegularizer"):
+            for output in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
+                loss = convert_to_tensor(self._activity_regularizer(output))
+                self.add_loss(loss / math_ops.cast(shape(output)[0], loss.dtype))
 
     def apply(self, inputs, *args, **kwargs):
         """``self(inputs, ...)`` (TF1's alias)."""

@@ -395,3 +395,16 @@ def test_auto_reuse_shares_variables_as_tf():
         # TF 2.15 (compat.v1, disable_v2_behavior) gives the same names.
         assert [v.name for v in tf.global_variables()] == ["fc/kernel:0", "fc/bias:0", "m/c/kernel:0", "m/c/bias:0"]
         assert y.op.name == "fc_2/BiasAdd"
+
+
+def test_subclassed_layer_and_activity_regularizer_as_tf():
+    from tests.layers.subclass_case import run
+
+    outs, variables, trainable, y, z, a, loss_names, losses, count, layer_losses, updates = run(tf)
+    # TF 2.15 (compat.v1, disable_v2_behavior):
+    assert outs == [[[2.0, 4.0]], [[2.0, 4.0]], [[3.0]]]
+    assert (variables, trainable) == (["scale/w:0", "scale/count:0"], ["scale/w:0"])
+    assert (y, z, a) == ("scale/mul", "scale/mul_1", "dense/BiasAdd")
+    assert loss_names == ["scale/w/Regularizer/Sum:0", "dense/ActivityRegularizer/truediv:0"]
+    assert losses == pytest.approx([4.0, 1.5]) and count == 1.0
+    assert (layer_losses, updates) == (["dense/ActivityRegularizer/truediv:0"], ["scale/AssignAdd"])
