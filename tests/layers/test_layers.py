@@ -408,3 +408,19 @@ def test_subclassed_layer_and_activity_regularizer_as_tf():
     assert loss_names == ["scale/w/Regularizer/Sum:0", "dense/ActivityRegularizer/truediv:0"]
     assert losses == pytest.approx([4.0, 1.5]) and count == 1.0
     assert (layer_losses, updates) == (["dense/ActivityRegularizer/truediv:0"], ["scale/AssignAdd"])
+
+
+def test_get_and_set_weights_use_the_default_session():
+    with tf.Graph().as_default():
+        layer = tf.layers.Dense(2)
+        y = layer(tf.ones([1, 3]))
+        with pytest.raises(ValueError, match="needs a default session"):
+            layer.get_weights()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            layer.set_weights([np.ones([3, 2]), np.array([1.0, 2.0])])
+            kernel, bias = layer.get_weights()
+            np.testing.assert_array_equal(sess.run(y), [[4.0, 5.0]])
+        np.testing.assert_array_equal(bias, [1.0, 2.0])
+        with pytest.raises(ValueError, match="expecting 2 weights"):
+            layer.set_weights([kernel])
