@@ -82,6 +82,11 @@ class BatchNormalization(Layer):
         self.axis = sorted(a + rank if a < 0 else a for a in axes)
         if len(set(self.axis)) != len(self.axis):
             raise ValueError(f"Duplicate axis: {tuple(self.axis)}")
+        if self.fused and self._dtype not in (None, dtypes.float16, dtypes.float32):
+            if self._fused_requested:
+                raise ValueError(f"Passing `fused=True` is only supported when the compute dtype is float16, "
+                                 f"bfloat16, or float32. Got dtype: {self._dtype.name}")
+            self.fused = False
         if self.fused:
             if self._fused_requested and rank not in (4, 5):
                 raise ValueError(f"Batch normalization layers with `fused=True` only support 4D or 5D input "

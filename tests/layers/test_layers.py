@@ -424,3 +424,18 @@ def test_get_and_set_weights_use_the_default_session():
         np.testing.assert_array_equal(bias, [1.0, 2.0])
         with pytest.raises(ValueError, match="expecting 2 weights"):
             layer.set_weights([kernel])
+
+
+def test_float64_batch_norm_takes_the_plain_path_as_tf():
+    x = np.arange(24.0).reshape(2, 3, 2, 2)
+    with tf.Graph().as_default():
+        y = tf.layers.batch_normalization(tf.constant(x), training=True)
+        assert (y.op.name, y.dtype) == ("batch_normalization/batchnorm/add_1", tf.float64)
+        assert [v.dtype.base_dtype for v in tf.global_variables()] == [tf.float64] * 4
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+            # TF 2.15: [1.46666666, 1.46666666]
+            np.testing.assert_allclose(sess.run(tf.global_variables()[3]), [1.46666666] * 2, rtol=1e-8)
+        with pytest.raises(ValueError, match="Passing `fused=True` is only supported when the compute dtype"):
+            tf.layers.batch_normalization(tf.constant(x), fused=True)
