@@ -199,7 +199,18 @@ class Layer:
         return list(self._losses)
 
     def get_weights(self) -> list:
-        raise NotImplementedError("Layer.get_weights: dflow's layers hold no session; run layer.weights in one")
+        """The weights' values, read in the default session (as Keras' backend does in TF1)."""
+        return _default_session("get_weights").run(self.weights)
+
+    def set_weights(self, weights) -> None:
+        """Assigns ``weights`` (arrays, in ``self.weights`` order) in the default session."""
+        params = self.weights
+        if len(weights) != len(params):
+            raise ValueError(f'You called `set_weights(weights)` on layer "{self._name}" with a weight list of length '
+                             f"{len(weights)}, but the layer was expecting {len(params)} weights.")
+        sess = _default_session("set_weights")
+        for variable, value in zip(params, weights):
+            variable.load(np.asarray(value), sess)
 
     # -- building --------------------------------------------------------------------------------
 
@@ -298,10 +309,19 @@ class Layer:
                     raise ValueError(f"A layer's `call` method should return a Tensor or a list of Tensors, not "
                                      f"None (layer: {self._name}).")
                 if self._activity_regularizer is not None:
-                    with name_scope("ActivityRegularizer"):
-                        self.add_loss(self._activity_regularizer(outputs))
+                    self._add_activity_losses(outputs)
         _add_to_collection(GraphKeys.UPDATE_OPS, self._updates[before:])
         return outputs
+
+    def _add_activity_losses(self, outputs) -> None:
+        """Keras' rule: the regularizer of each output, divided by the batch size."""
+        from dflow.ops import math_ops
+        from dflow.ops.shape_ops import shape
+
+        with name_scope("ActivityRegularizer"):
+            for output in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
+                loss = convert_to_tensor(self._activity_regularizer(output))
+                self.add_loss(loss / math_ops.cast(shape(output)[0], loss.dtype))
 
     def apply(self, inputs, *args, **kwargs):
         """``self(inputs, ...)`` (TF1's alias)."""
@@ -314,6 +334,16 @@ class Layer:
 
     def get_config(self) -> dict:
         return {"name": self._name, "trainable": self.trainable, "dtype": self.dtype}
+
+
+def _default_session(what: str):
+    from dflow.framework.graph import get_default_session
+
+    sess = get_default_session()
+    if sess is None:
+        raise ValueError(f"Layer.{what} needs a default session: call it inside `with tf.Session() as sess:` "
+                         f"or `with sess.as_default():`")
+    return sess
 
 
 def _add_to_collection(key: str, items) -> None:

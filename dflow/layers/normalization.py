@@ -3,8 +3,9 @@ TF1's legacy layer in a graph:
 
 * variables ``gamma`` (if ``scale``), ``beta`` (if ``center``), ``moving_mean`` and
   ``moving_variance`` (not trainable), shaped like the ``axis`` dimension;
-* ``fused`` (the default where it can be: a 4-D input normalized over axis 1 or 3, 5-D over 1
-  or 4) runs ``FusedBatchNormV3``; otherwise ``nn.moments`` and ``nn.batch_normalization``;
+* ``fused`` (the default where it can be: a float16/32 4-D input normalized over axis 1 or 3,
+  5-D over 1 or 4) runs ``FusedBatchNormV3``; otherwise (even with ``fused=True``, as TF1's
+  layer) ``nn.moments`` and ``nn.batch_normalization``;
 * when ``training`` is true (a Python bool, or a boolean tensor), the batch's statistics
   normalize, and the updates ``moving -= (moving - batch) * (1 - momentum)`` (the batch
   variance with Bessel's correction in the fused path, without in the other, as TF's) are added
@@ -67,7 +68,6 @@ class BatchNormalization(Layer):
         self.gamma_constraint = gamma_constraint
         self.renorm = renorm
         self.fused = True if fused is None else fused
-        self._fused_requested = fused
 
     def build(self, input_shape):
         shape = TensorShape(input_shape)
@@ -82,20 +82,12 @@ class BatchNormalization(Layer):
         self.axis = sorted(a + rank if a < 0 else a for a in axes)
         if len(set(self.axis)) != len(self.axis):
             raise ValueError(f"Duplicate axis: {tuple(self.axis)}")
-        if self.fused:
-            if self._fused_requested and rank not in (4, 5):
-                raise ValueError(f"Batch normalization layers with `fused=True` only support 4D or 5D input "
-                                 f"tensors. Received tensor with shape: {tuple(shape.as_list())}")
-            self.fused = rank in (4, 5) and len(self.axis) == 1
-        self._data_format = None
-        if self.fused:
-            formats = {(1, 4): "NCHW", (1, 5): "NCDHW", (3, 4): "NHWC", (4, 5): "NDHWC"}
-            self._data_format = formats.get((self.axis[0], rank))
-            if self._data_format is None:
-                if rank == 4:
-                    raise ValueError(f"Unsupported axis. The use of `fused=True` is only possible with `axis=1` or "
-                                     f"`axis=3` for 4D input tensors. Received: axis={tuple(self.axis)}")
-                self.fused = False
+        # TF1's layer (Keras' V1 behaviour) falls back to the plain path wherever the fused one cannot
+        # run, even when asked for fused=True: other ranks, several axes, other axes, float64.
+        formats = {(1, 4): "NCHW", (1, 5): "NCDHW", (3, 4): "NHWC", (4, 5): "NDHWC"}
+        self._data_format = formats.get((self.axis[0], rank)) if len(self.axis) == 1 else None
+        self.fused = bool(self.fused and self._data_format is not None
+                          and self._dtype in (None, dtypes.float16, dtypes.float32))
         dims = shape.as_list()
         axis_to_dim = {a: dims[a] for a in self.axis}
         if any(d is None for d in axis_to_dim.values()):

@@ -395,3 +395,49 @@ def test_auto_reuse_shares_variables_as_tf():
         # TF 2.15 (compat.v1, disable_v2_behavior) gives the same names.
         assert [v.name for v in tf.global_variables()] == ["fc/kernel:0", "fc/bias:0", "m/c/kernel:0", "m/c/bias:0"]
         assert y.op.name == "fc_2/BiasAdd"
+
+
+def test_subclassed_layer_and_activity_regularizer_as_tf():
+    from tests.layers.subclass_case import run
+
+    outs, variables, trainable, y, z, a, loss_names, losses, count, layer_losses, updates = run(tf)
+    # TF 2.15 (compat.v1, disable_v2_behavior):
+    assert outs == [[[2.0, 4.0]], [[2.0, 4.0]], [[3.0]]]
+    assert (variables, trainable) == (["scale/w:0", "scale/count:0"], ["scale/w:0"])
+    assert (y, z, a) == ("scale/mul", "scale/mul_1", "dense/BiasAdd")
+    assert loss_names == ["scale/w/Regularizer/Sum:0", "dense/ActivityRegularizer/truediv:0"]
+    assert losses == pytest.approx([4.0, 1.5]) and count == 1.0
+    assert (layer_losses, updates) == (["dense/ActivityRegularizer/truediv:0"], ["scale/AssignAdd"])
+
+
+def test_get_and_set_weights_use_the_default_session():
+    with tf.Graph().as_default():
+        layer = tf.layers.Dense(2)
+        y = layer(tf.ones([1, 3]))
+        with pytest.raises(ValueError, match="needs a default session"):
+            layer.get_weights()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            layer.set_weights([np.ones([3, 2]), np.array([1.0, 2.0])])
+            kernel, bias = layer.get_weights()
+            np.testing.assert_array_equal(sess.run(y), [[4.0, 5.0]])
+        np.testing.assert_array_equal(bias, [1.0, 2.0])
+        with pytest.raises(ValueError, match="expecting 2 weights"):
+            layer.set_weights([kernel])
+
+
+def test_float64_batch_norm_takes_the_plain_path_as_tf():
+    x = np.arange(24.0).reshape(2, 3, 2, 2)
+    with tf.Graph().as_default():
+        y = tf.layers.batch_normalization(tf.constant(x), training=True)
+        assert (y.op.name, y.dtype) == ("batch_normalization/batchnorm/add_1", tf.float64)
+        assert [v.dtype.base_dtype for v in tf.global_variables()] == [tf.float64] * 4
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+            # TF 2.15: [1.46666666, 1.46666666]
+            np.testing.assert_allclose(sess.run(tf.global_variables()[3]), [1.46666666] * 2, rtol=1e-8)
+        # TF1's layer falls back to the plain path even with fused=True (TF 2.15 as well):
+        for value, axis in ((x, -1), (np.zeros([2, 3], np.float32), -1), (np.zeros([2, 3, 4, 5], np.float32), 2)):
+            y = tf.layers.batch_normalization(tf.constant(value), axis=axis, fused=True)
+            assert y.op.name.endswith("batchnorm/add_1")
