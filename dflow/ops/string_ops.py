@@ -6,8 +6,10 @@ TF1 hashes strings into buckets with FarmHash's ``Fingerprint64``
 n``. ``fingerprint64`` below is that function in pure Python (64-bit
 arithmetic masked by hand), so bucket assignments equal TF1's exactly; the
 feature columns (``categorical_column_with_hash_bucket``, vocabulary OOV
-buckets, ``crossed_column``) are built on it. ``as_string`` turns integers
-into their decimal strings, as TF1 does before hashing integer features.
+buckets, ``crossed_column``) are built on it. ``to_hash_bucket`` uses TF's
+older ``Hash64`` and ``to_hash_bucket_strong`` SipHash-2-4, both also in pure
+Python. ``as_string`` formats numbers with C's printf rules, as TF1 (integers
+become their decimal strings before integer features are hashed).
 """
 
 from __future__ import annotations
@@ -377,27 +379,67 @@ def fingerprint(data, method="farmhash64", name=None):
         return apply_op("Fingerprint", [x, m], name=scope).outputs[0]
 
 
-# -- AsString (integers and bools) ----------------------------------------------------------
+# -- AsString ------------------------------------------------------------------------------------------
 
 
 def _as_string_infer(op):
     x = op._inputs[0]
-    if not (x.dtype.is_integer or x.dtype.is_bool):
+    if not (x.dtype.is_integer or x.dtype.is_bool or x.dtype.is_floating or x.dtype.is_complex
+            or x.dtype is dtypes.string):
         raise TypeError(f"Value passed to parameter 'input' has DataType {x.dtype.name} not in list of allowed "
-                        f"values: int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool (dflow's "
-                        f"as_string formats integers and bools only)")
+                        f"values: float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, float16, "
+                        f"uint32, uint64, complex64, complex128, bool, variant, string")
     return [(dtypes.string, x.shape)]
 
 
-def _as_string_kernel(x):
-    flat = np.asarray(x).ravel()
-    if flat.dtype == np.bool_:
-        items = [b"true" if v else b"false" for v in flat]
+def _printf_format(kind: str, precision, scientific, shortest, width, fill) -> str:
+    """TF's ``AsStringOp`` printf format (Python's ``%`` follows C's printf), or InvalidArgumentError."""
+    if len(fill) > 1:
+        raise errors.InvalidArgumentError(None, None, "Fill string must be one or fewer characters")
+    if scientific and shortest:
+        raise errors.InvalidArgumentError(None, None, "Cannot select both scientific and shortest notation")
+    if fill and fill not in " +-0#":
+        raise errors.InvalidArgumentError(None, None, f'Fill argument not supported: "{fill}"')
+    if kind in "iu":
+        if precision > -1:
+            raise errors.InvalidArgumentError(None, None, f"precision not supported for datatype {kind}")
+        if scientific or shortest:
+            raise errors.InvalidArgumentError(None, None, f"scientific and shortest format not supported for "
+                                                          f"datatype {kind}")
+    fmt = "%" + fill + (str(width) if width > -1 else "") + (f".{precision}" if precision > -1 else "")
+    if kind in "iu":
+        return fmt + "d"
+    return fmt + ("g" if shortest else "e" if scientific else "f")
+
+
+def _as_string_kernel(x, precision, scientific, shortest, width, fill):
+    x = np.asarray(x)
+    if x.dtype == object:
+        return x.copy()
+    if x.dtype == np.bool_:
+        items = [b"true" if v else b"false" for v in x.ravel()]
     else:
-        items = [str(int(v)).encode() for v in flat]
-    out = np.empty(flat.size, dtype=object)
+        kind = x.dtype.kind
+        try:
+            fmt = _printf_format(kind, precision, scientific, shortest, width, fill)
+        except errors.InvalidArgumentError as e:
+            name = dtypes.as_dtype(x.dtype).name
+            raise errors.InvalidArgumentError(None, None, e.message.replace(f"datatype {kind}",
+                                                                            f"datatype {name}")) from None
+        # C's printf pads inf and nan with spaces, not zeros.
+        special = fmt.replace("%0", "%", 1) if fill == "0" else fmt
+
+        def one(v) -> str:
+            v = int(v) if kind in "iu" else float(v)
+            return (fmt if kind in "iu" or np.isfinite(v) else special) % v
+
+        if kind == "c":
+            items = [f"({one(v.real)},{one(v.imag)})".encode() for v in x.ravel()]
+        else:
+            items = [one(v).encode() for v in x.ravel()]
+    out = np.empty(len(items), dtype=object)
     out[:] = items
-    return out.reshape(np.shape(x))
+    return out.reshape(x.shape)
 
 
 register("AsString", infer=_as_string_infer, kernel=_as_string_kernel, gpu=False)
@@ -406,17 +448,17 @@ not_differentiable("AsString")
 
 @tf_export("strings.as_string", "as_string", "dtypes.as_string")
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
-    """Formats each integer (or bool) of ``input`` as its decimal string, as TF1's ``as_string``.
+    """Formats each number (or bool) of ``input`` as a string with C's printf rules, as TF1:
+    ``%f`` (``%e`` when ``scientific``, ``%g`` when ``shortest``) with ``precision`` digits, padded to
+    ``width`` with ``fill`` (one of `` +-0#``, a printf flag); complex numbers as ``(re,im)``.
 
-    Float formatting options (``precision``, ``scientific``, ``shortest``) and padding
-    (``width``, ``fill``) are not supported and raise NotImplementedError.
+    >>> import dflow as tf
+    >>> with tf.Session() as s:
+    ...     s.run(tf.strings.as_string([1.5, 0.25], precision=2)).tolist()
+    [b'1.50', b'0.25']
     """
-    if precision != -1 or scientific or shortest or width != -1 or fill:
-        raise NotImplementedError("dflow's tf.strings.as_string formats integers and bools only; precision, "
-                                  "scientific, shortest, width and fill are not supported")
     with name_scope(name, "AsString", [input]) as scope:
         x = convert_to_tensor(input, name="input")
-        if x.dtype.is_floating or x.dtype.is_complex:
-            raise NotImplementedError(f"dflow's tf.strings.as_string formats integers and bools only, got "
-                                      f"{x.dtype.name}")
-        return apply_op("AsString", [x], name=scope).outputs[0]
+        return apply_op("AsString", [x], {"precision": int(precision), "scientific": bool(scientific),
+                                          "shortest": bool(shortest), "width": int(width), "fill": fill},
+                        name=scope).outputs[0]

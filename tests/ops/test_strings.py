@@ -262,3 +262,45 @@ def test_string_format_matches_tf():
     assert got == [b"x=[1 2 3] y=2.5", b"t: [0 1 ... 8 9]", b't: [["a" "b"]]', b"[[1.5 2]\n [0.1 3]]", b'"abc"',
                    b"[1 0] 0.333333343", b"no placeholders", b"[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]",
                    b"[[0 ... 7]\n ...\n [56 ... 63]]", b"[0 1 2 3 4 5 6 7 8 9]"]
+
+
+# -- as_string ---------------------------------------------------------------------------------------------
+
+
+def test_as_string_matches_tf():
+    with tf.Graph().as_default():
+        f = tf.constant([1.5, -0.000123, 123456789.0, float("nan"), float("inf"), 0.1], tf.float32)
+        d = tf.constant([1.5, 1e-300, 2.0 / 3], tf.float64)
+        i = tf.constant([1, -22, 333], tf.int32)
+        got = run([tf.strings.as_string(f), tf.strings.as_string(d), tf.strings.as_string(f, precision=2),
+                   tf.strings.as_string(f, scientific=True), tf.strings.as_string(f, shortest=True),
+                   tf.strings.as_string(d, shortest=True), tf.strings.as_string(f, width=12, precision=3),
+                   tf.strings.as_string(f, width=12, fill="0"),
+                   tf.strings.as_string(f, width=12, fill="-", precision=1),
+                   tf.strings.as_string(f, fill="+", precision=1), tf.strings.as_string(f, fill="#", precision=0),
+                   tf.strings.as_string(i, width=5), tf.strings.as_string(i, width=5, fill="0"),
+                   tf.strings.as_string(tf.constant([2 ** 40], tf.int64), width=15),
+                   tf.strings.as_string(tf.constant([2 ** 64 - 1], tf.uint64)),
+                   tf.strings.as_string(tf.constant([True, False]), width=7),
+                   tf.strings.as_string(tf.constant([1 + 2j, -0.5j], tf.complex64)),
+                   tf.strings.as_string(tf.constant([1 + 2j], tf.complex128), precision=1, shortest=True),
+                   tf.strings.as_string(tf.constant([1.5], tf.float16)), tf.strings.as_string(tf.constant(["a"])),
+                   tf.strings.as_string(tf.constant([-5], tf.int8), width=4, fill="-")])
+        for kw, match in ((dict(precision=2), "precision not supported for datatype int32"),
+                          (dict(scientific=True), "scientific and shortest format not supported for datatype int32")):
+            _fails(tf.strings.as_string(i, **kw), match)
+        _fails(tf.strings.as_string(f, scientific=True, shortest=True), "Cannot select both scientific and shortest")
+        _fails(tf.strings.as_string(f, fill="x"), 'Fill argument not supported: "x"')
+        _fails(tf.strings.as_string(f, fill="00"), "Fill string must be one or fewer characters")
+    assert [g.tolist() for g in got] == [
+        [b"1.500000", b"-0.000123", b"123456792.000000", b"nan", b"inf", b"0.100000"],
+        [b"1.500000", b"0.000000", b"0.666667"], [b"1.50", b"-0.00", b"123456792.00", b"nan", b"inf", b"0.10"],
+        [b"1.500000e+00", b"-1.230000e-04", b"1.234568e+08", b"nan", b"inf", b"1.000000e-01"],
+        [b"1.5", b"-0.000123", b"1.23457e+08", b"nan", b"inf", b"0.1"], [b"1.5", b"1e-300", b"0.666667"],
+        [b"       1.500", b"      -0.000", b"123456792.000", b"         nan", b"         inf", b"       0.100"],
+        [b"00001.500000", b"-0000.000123", b"123456792.000000", b"         nan", b"         inf", b"00000.100000"],
+        [b"1.5         ", b"-0.0        ", b"123456792.0 ", b"nan         ", b"inf         ", b"0.1         "],
+        [b"+1.5", b"-0.0", b"+123456792.0", b"+nan", b"+inf", b"+0.1"],
+        [b"2.", b"-0.", b"123456792.", b"nan", b"inf", b"0."], [b"    1", b"  -22", b"  333"],
+        [b"00001", b"-0022", b"00333"], [b"  1099511627776"], [b"18446744073709551615"], [b"true", b"false"],
+        [b"(1.000000,2.000000)", b"(-0.000000,-0.500000)"], [b"(1,2)"], [b"1.500000"], [b"a"], [b"-5  "]]
