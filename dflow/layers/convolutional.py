@@ -129,7 +129,12 @@ class _Conv(Layer):
 
     def build(self, input_shape):
         channels = self._input_channels(input_shape)
-        self.kernel = self.add_weight("kernel", shape=self._kernel_shape(channels),
+        self._add_kernel_and_bias(self._kernel_shape(channels))
+        self.input_spec = InputSpec(min_ndim=self.rank + 2, axes={self._channel_axis: channels})
+        self.built = True
+
+    def _add_kernel_and_bias(self, kernel_shape) -> None:
+        self.kernel = self.add_weight("kernel", shape=kernel_shape,
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint, trainable=True, dtype=self._dtype)
         self.bias = None
@@ -137,8 +142,6 @@ class _Conv(Layer):
             self.bias = self.add_weight("bias", shape=(self.filters,), initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint,
                                         trainable=True, dtype=self._dtype)
-        self.input_spec = InputSpec(min_ndim=self.rank + 2, axes={self._channel_axis: channels})
-        self.built = True
 
     def _convolve(self, inputs):
         from dflow.ops.conv_variants import convolution
@@ -171,11 +174,15 @@ class _Conv(Layer):
         return self.activation(outputs) if self.activation is not None else outputs
 
     def compute_output_shape(self, input_shape):
+        return self._output_shape(input_shape, lambda d, k, s, r, _: conv_output_length(d, k, self.padding, s, r))
+
+    def _output_shape(self, input_shape, length) -> TensorShape:
+        """The output shape, ``length(size, kernel, stride, dilation, output_padding)`` per spatial axis."""
         dims = TensorShape(input_shape).as_list()
         first = self.data_format == "channels_first"
         spatial = dims[2:] if first else dims[1:-1]
-        out = [conv_output_length(d, k, self.padding, s, r)
-               for d, k, s, r in zip(spatial, self.kernel_size, self.strides, self.dilation_rate)]
+        pads = getattr(self, "output_padding", None) or (None,) * self.rank
+        out = [length(*a) for a in zip(spatial, self.kernel_size, self.strides, self.dilation_rate, pads)]
         return TensorShape([dims[0], self.filters] + out if first else [dims[0]] + out + [self.filters])
 
 
@@ -214,14 +221,7 @@ class _ConvTranspose(_Conv):
             raise ValueError(f"Inputs should have rank {self.rank + 2}. Received input_shape={input_shape}.")
         channels = self._input_channels(input_shape)
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
-        self.kernel = self.add_weight("kernel", shape=self.kernel_size + (self.filters, channels),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint, trainable=True, dtype=self._dtype)
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight("bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
-                                        trainable=True, dtype=self._dtype)
+        self._add_kernel_and_bias(self.kernel_size + (self.filters, channels))
         self.built = True
 
     def _out_sizes(self, inputs):
@@ -256,13 +256,8 @@ class _ConvTranspose(_Conv):
         return self.activation(outputs) if self.activation is not None else outputs
 
     def compute_output_shape(self, input_shape):
-        dims = TensorShape(input_shape).as_list()
-        first = self.data_format == "channels_first"
-        spatial = dims[2:] if first else dims[1:-1]
-        pads = self.output_padding or (None,) * self.rank
-        out = [deconv_output_length(d, k, self.padding, s, r, p)
-               for d, k, s, r, p in zip(spatial, self.kernel_size, self.strides, self.dilation_rate, pads)]
-        return TensorShape([dims[0], self.filters] + out if first else [dims[0]] + out + [self.filters])
+        return self._output_shape(input_shape,
+                                  lambda d, k, s, r, p: deconv_output_length(d, k, self.padding, s, r, p))
 
 
 @tf_export("layers.Conv2DTranspose")
