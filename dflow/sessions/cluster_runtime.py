@@ -159,6 +159,14 @@ class ClusterRuntime:
         # Devices seen once stay placeable: while a lost worker restarts, runs that
         # need it fail with UnavailableError rather than as a placement error.
         self._known_devices = list(dict.fromkeys(getattr(self, "_known_devices", []) + self._devices))
+        # Which devices each worker address served, kept after it is gone: a lost worker is
+        # named by its devices even when another thread already re-mapped the cluster.
+        served = getattr(self, "_served_by", {})
+        for device in self._devices:
+            address = self._address_of(device)
+            if address is not None:
+                served.setdefault(address, set()).add(device)
+        self._served_by = served
 
     def _wait_for_filtered_devices(self, timeout_s: float) -> None:
         """``ConfigProto.device_filters`` name the tasks a session needs: as
@@ -525,13 +533,13 @@ class ClusterRuntime:
         lost = [a for a in addresses if a not in alive]
         if not lost:
             return
-        names = {addr: dev for dev in self._devices for addr in [self._address_of(dev)]}
+        served = getattr(self, "_served_by", {})
         self.topology_version += 1
         try:
             self.refresh_devices()
         except errors.UnavailableError:
             pass
-        devices = ", ".join(sorted({names.get(a, a) for a in lost}))
+        devices = ", ".join(sorted({d for a in lost for d in served.get(a, {a})}))
         raise errors.UnavailableError(
             None, None, f"Lost the Dask worker(s) serving {devices} ({', '.join(lost)}): the variables and queues "
                         f"they held are gone. Re-initialize them or restore from a checkpoint; the next run is "
