@@ -63,6 +63,17 @@ def to_gpu(x):
     return cupy.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
+def _bind(op, resources):
+    """The op's kernel; a kernel that cannot be made from the op's attributes (an imported graph
+    that lacks one) is an ``InvalidArgumentError`` naming the op, not a Python ``KeyError``."""
+    try:
+        return op._opdef.bind(op, resources)
+    except (KeyError, TypeError, AttributeError, IndexError) as e:
+        raise errors.InvalidArgumentError(
+            None, op, f"Cannot make the kernel of {op.name} ({op.type}) from its attributes: "
+                      f"{type(e).__name__}: {e}. Was the graph imported from a damaged file?") from None
+
+
 class PartitionProgram:
     """Runs the ops of one partition in order.
 
@@ -79,9 +90,9 @@ class PartitionProgram:
         binding = getattr(resources, "binding", None)  # variables remember the device they were placed on
         if binding is not None:
             with binding(partition.device):
-                self._kernels = [op._opdef.bind(op, resources) for op in partition.ops]
+                self._kernels = [_bind(op, resources) for op in partition.ops]
         else:
-            self._kernels = [op._opdef.bind(op, resources) for op in partition.ops]
+            self._kernels = [_bind(op, resources) for op in partition.ops]
         self._input_sources = input_sources
         self._convert = convert_inputs
         self._line_ops: dict = {}

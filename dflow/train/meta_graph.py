@@ -238,6 +238,23 @@ def read_meta_graph_file(filename) -> MetaGraphDef:
         raise OSError(f"Cannot parse file {filename}: {e} (dflow reads meta graphs that dflow wrote).") from None
 
 
+def _check_importable(meta: MetaGraphDef, filename: str) -> None:
+    """Imports a meta graph read from a file into a scratch graph first, so that a corrupt file is an
+    ``IOError`` naming it (as TF's "Cannot parse file") and leaves the default graph untouched."""
+    import binascii
+
+    from dflow.framework.graph import Graph
+
+    scratch = Graph()
+    try:
+        with scratch.as_default():
+            importer = graph_io.import_graph(meta.graph_def.to_dict(), scratch, "")
+            _decode_collections(meta.collection_def, importer, scratch)
+    except (KeyError, TypeError, IndexError, AttributeError, binascii.Error, UnicodeDecodeError) as e:
+        raise OSError(f"Cannot parse file {filename}: the meta graph is corrupt ({type(e).__name__}: {e}).") \
+            from None
+
+
 @tf_export("train.import_meta_graph")
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """Rebuilds a meta graph's ops and collections in the default graph; returns a ``Saver``.
@@ -256,6 +273,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         meta = MetaGraphDef.from_dict(meta_graph_or_file)
     else:
         meta = read_meta_graph_file(meta_graph_or_file)
+        _check_importable(meta, os.fspath(meta_graph_or_file))
     graph = get_default_graph()
     input_map = {}
     for key, t in (kwargs.pop("input_map", None) or {}).items():
