@@ -1,0 +1,249 @@
+"""TF1's SavedModel (``tf.saved_model``): constants, signatures, builder, loader, Estimator export.
+
+Figures marked "TF" were produced by ``tf.compat.v1.saved_model`` (tensorflow-cpu 2.15.1, graph
+mode); the tests never import TensorFlow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import dflow as tf
+
+sm = tf.saved_model
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# -- constants and signatures --------------------------------------------------------------------------------
+
+
+def test_constants_match_tf():
+    # TF: tf.compat.v1.saved_model.{tag_constants,signature_constants,constants}
+    assert (sm.tag_constants.SERVING, sm.tag_constants.TRAINING, sm.tag_constants.GPU,
+            sm.tag_constants.TPU) == ("serve", "train", "gpu", "tpu")
+    sc = sm.signature_constants
+    assert sc.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
+    assert (sc.PREDICT_METHOD_NAME, sc.CLASSIFY_METHOD_NAME, sc.REGRESS_METHOD_NAME) == (
+        "tensorflow/serving/predict", "tensorflow/serving/classify", "tensorflow/serving/regress")
+    assert (sc.PREDICT_INPUTS, sc.PREDICT_OUTPUTS, sc.CLASSIFY_INPUTS, sc.CLASSIFY_OUTPUT_CLASSES,
+            sc.CLASSIFY_OUTPUT_SCORES, sc.REGRESS_INPUTS, sc.REGRESS_OUTPUTS) == (
+        "inputs", "outputs", "inputs", "classes", "scores", "inputs", "outputs")
+    c = sm.constants
+    assert (c.SAVED_MODEL_FILENAME_PB, c.SAVED_MODEL_FILENAME_PBTXT, c.VARIABLES_DIRECTORY, c.VARIABLES_FILENAME,
+            c.ASSETS_DIRECTORY, c.ASSETS_KEY, c.MAIN_OP_KEY, c.LEGACY_INIT_OP_KEY, c.SAVED_MODEL_SCHEMA_VERSION) == (
+        "saved_model.pb", "saved_model.pbtxt", "variables", "variables", "assets", "saved_model_assets",
+        "saved_model_main_op", "legacy_init_op", 1)
+    assert sm.SERVING == "serve" and sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
+    assert sm.Builder is sm.builder.SavedModelBuilder and sm.load is sm.loader.load
+
+
+def test_build_tensor_info_matches_tf_bytes():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        info = sm.utils.build_tensor_info(x)
+        # TF: the same TensorInfo's SerializeToString() and str()
+        assert info.SerializeToString() == (b"\n\x03x:0\x10\x01\x1a\x11\x12\x0b\x08\xff\xff\xff\xff\xff\xff\xff\xff"
+                                            b"\xff\x01\x12\x02\x08\x03")
+        assert str(info) == ('name: "x:0"\ndtype: DT_FLOAT\ntensor_shape {\n  dim {\n    size: -1\n  }\n'
+                             '  dim {\n    size: 3\n  }\n}\n')
+        assert isinstance(info, tf.TensorInfo)
+        assert tf.TensorInfo.FromString(info.SerializeToString()) == info
+        assert sm.utils.get_tensor_from_tensor_info(info) is x
+        u = sm.utils.build_tensor_info(tf.placeholder(tf.int64, None, name="u"))
+        assert str(u) == 'name: "u:0"\ndtype: DT_INT64\ntensor_shape {\n  unknown_rank: true\n}\n'  # TF
+        sp = tf.sparse_placeholder(tf.float32, name="sp")
+        info = sm.utils.build_tensor_info(sp)
+        assert info.WhichOneof("encoding") == "coo_sparse"
+        assert (info.coo_sparse.values_tensor_name, info.coo_sparse.indices_tensor_name,
+                info.coo_sparse.dense_shape_tensor_name) == ("sp/values:0", "sp/indices:0", "sp/shape:0")  # TF
+        back = sm.utils.get_tensor_from_tensor_info(info)
+        assert back.values is sp.values and back.indices is sp.indices
+        with pytest.raises(TypeError, match="build_tensor_info"):
+            sm.utils.build_tensor_info(3)
+
+
+def test_signature_defs_match_tf():
+    sdu = sm.signature_def_utils
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.identity(x * 2, name="y")
+        ex = tf.placeholder(tf.string, [None], name="ex")
+        cls = tf.placeholder(tf.string, [None, 3], name="cls")
+        sc = tf.placeholder(tf.float32, [None, 3], name="sc")
+        r = tf.placeholder(tf.float32, [None, 1], name="r")
+        s = sdu.predict_signature_def({"x": x}, {"y": y})
+        dims = ('    tensor_shape {\n      dim {\n        size: -1\n      }\n      dim {\n        size: 3\n      }\n'
+                '    }\n')
+        assert str(s) == ('inputs {\n  key: "x"\n  value {\n    name: "x:0"\n    dtype: DT_FLOAT\n' + dims + '  }\n}\n'
+                          'outputs {\n  key: "y"\n  value {\n    name: "y:0"\n    dtype: DT_FLOAT\n' + dims + '  }\n}\n'
+                          'method_name: "tensorflow/serving/predict"\n')  # TF
+        c = sdu.classification_signature_def(ex, cls, sc)
+        assert sorted(c.outputs) == ["classes", "scores"] and list(c.inputs) == ["inputs"]
+        assert c.method_name == "tensorflow/serving/classify" and c.outputs["scores"].name == "sc:0"
+        g = sdu.regression_signature_def(ex, r)
+        assert (list(g.inputs), list(g.outputs), g.method_name) == (["inputs"], ["outputs"],
+                                                                    "tensorflow/serving/regress")
+        assert sdu.is_valid_signature(s) and sdu.is_valid_signature(c) and sdu.is_valid_signature(g)  # TF: True
+        assert not sdu.is_valid_signature(sdu.build_signature_def())
+        assert not sdu.is_valid_signature(sdu.build_signature_def({"a": sm.utils.build_tensor_info(x)},
+                                                                  {"b": sm.utils.build_tensor_info(y)}, "m"))
+        b = sdu.build_signature_def({"a": sm.utils.build_tensor_info(x)}, {"b": sm.utils.build_tensor_info(y)}, "m")
+        assert (b.inputs["a"].name, b.outputs["b"].name, b.method_name) == ("x:0", "y:0", "m")
+        assert str(sdu.build_signature_def()) == ""  # TF
+        # TF's errors, word for word
+        cases = [(lambda: sdu.predict_signature_def(None, {"y": y}), "Prediction `inputs` cannot be None or empty."),
+                 (lambda: sdu.predict_signature_def({}, {"y": y}), "Prediction `inputs` cannot be None or empty."),
+                 (lambda: sdu.predict_signature_def({"x": x}, None), "Prediction `outputs` cannot be None or empty."),
+                 (lambda: sdu.classification_signature_def(x, cls, sc),
+                  "Classification input tensors must be of type string. Found tensors of type 1"),
+                 (lambda: sdu.classification_signature_def(ex, None, None),
+                  "Classification `classes` and `scores` cannot both be None."),
+                 (lambda: sdu.classification_signature_def(ex, sc, None),
+                  "Classification classes must be of type string Tensor. Found tensors of type 1.`"),
+                 (lambda: sdu.regression_signature_def(ex, None), "Regression `predictions` cannot be None."),
+                 (lambda: sdu.regression_signature_def(ex, cls),
+                  "Regression output tensors must be of type float. Found tensors with type 7.")]
+        for fn, message in cases:
+            with pytest.raises(ValueError) as e:
+                fn()
+            assert str(e.value) == message
+
+
+# -- builder and loader --------------------------------------------------------------------------------------
+
+_X = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]], np.float32)
+
+
+def _train_model(sess):
+    """A small trained model: y = relu(x w + b), with a few SGD steps taken."""
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    w = tf.Variable(np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2), name="w")
+    b = tf.Variable(np.array([0.1, -0.2], np.float32), name="b")
+    y = tf.nn.relu(tf.matmul(x, w) + b, name="y")
+    loss = tf.reduce_sum(tf.square(y - 1.0))
+    train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+    sess.run(tf.global_variables_initializer())
+    for _ in range(3):
+        sess.run(train, {x: _X})
+    return x, y
+
+
+_LOAD_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import dflow as tf
+    export_dir, tags, key, x = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(sess, tags, export_dir)
+        sig = meta.signature_def[key]
+        feeds = {sess.graph.get_tensor_by_name(sig.inputs[k].name): np.asarray(v, np.float32) for k, v in x.items()}
+        out = sess.run({k: v.name for k, v in sig.outputs.items()}, feeds)
+        print(json.dumps({"out": {k: np.asarray(v).tolist() for k, v in out.items()},
+                          "tags": list(meta.meta_info_def.tags), "method": sig.method_name}))
+""")
+
+
+def _load_in_subprocess(export_dir, tags, key, inputs) -> dict:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _LOAD_SCRIPT, str(export_dir), json.dumps(tags), key,
+                           json.dumps({k: np.asarray(v).tolist() for k, v in inputs.items()})],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_simple_save_round_trip_in_another_process(tmp_path):
+    export_dir = tmp_path / "model"
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x, y = _train_model(sess)
+        expected = sess.run(y, {x: _X})
+        tf.saved_model.simple_save(sess, str(export_dir), inputs={"x": x}, outputs={"y": y})
+    assert sorted(os.listdir(export_dir)) == ["saved_model.pb", "variables"]
+    assert sorted(os.listdir(export_dir / "variables")) == ["variables.data-00000-of-00001", "variables.index"]
+    assert [p for p in os.listdir(tmp_path) if p != "model"] == []  # the staging directory is gone
+    assert tf.saved_model.maybe_saved_model_directory(str(export_dir))
+    assert tf.saved_model.contains_saved_model(str(export_dir))
+    assert not tf.saved_model.loader.maybe_saved_model_directory(str(tmp_path))
+    got = _load_in_subprocess(export_dir, ["serve"], "serving_default", {"x": _X})
+    assert got["tags"] == ["serve"] and got["method"] == "tensorflow/serving/predict"
+    np.testing.assert_allclose(got["out"]["y"], expected, rtol=1e-6)
+
+
+def test_builder_two_meta_graphs_text_and_init_ops(tmp_path):
+    export_dir = str(tmp_path / "m")
+    sdu = sm.signature_def_utils
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x, y = _train_model(sess)
+        counter = tf.Variable(0.0, name="counter", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        main = tf.group(tf.assign(counter, 7.0), name="my_main_op")
+        expected = sess.run(y, {x: _X})
+        builder = sm.builder.SavedModelBuilder(export_dir)
+        with pytest.raises(AssertionError, match="has not been saved yet"):
+            builder.add_meta_graph(["x"])
+        builder.add_meta_graph_and_variables(sess, [sm.tag_constants.SERVING],
+                                             signature_def_map={"predict": sdu.predict_signature_def({"x": x},
+                                                                                                    {"y": y})},
+                                             main_op=main, strip_default_attrs=True)
+        with pytest.raises(AssertionError, match="already been saved"):
+            builder.add_meta_graph_and_variables(sess, ["train"])
+        builder.add_meta_graph([sm.tag_constants.TRAINING, sm.tag_constants.GPU],
+                               signature_def_map={"double": sdu.predict_signature_def({"in": x}, {"out": y * 2.0})})
+        path = builder.save(as_text=True)
+    assert path == os.path.join(export_dir, "saved_model.pbtxt").encode()
+    assert sorted(os.listdir(export_dir)) == ["saved_model.pbtxt", "variables"]
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        meta = sm.loader.load(sess, ["gpu", "train"], export_dir, import_scope="imported")
+        sig = meta.signature_def["double"]
+        assert set(meta.meta_info_def.tags) == {"train", "gpu"} and list(meta.signature_def) == ["double"]
+        out = sess.run("imported/" + sig.outputs["out"].name, {"imported/" + sig.inputs["in"].name: _X})
+        np.testing.assert_allclose(out, expected * 2.0, rtol=1e-6)
+        assert sess.run(g.get_tensor_by_name("imported/counter:0")) == 7.0  # the main op ran
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = sm.loader.load(sess, ["serve"], export_dir)
+        assert list(meta.signature_def) == ["predict"]
+        with pytest.raises(RuntimeError) as e:
+            sm.loader.load(sess, ["foo"], export_dir)
+        # TF's message (its tag-sets printed as Python sets)
+        assert str(e.value).startswith("MetaGraphDef associated with tags 'foo' could not be found in SavedModel, "
+                                       "with available tags '[{'serve'}, {")
+
+
+def test_bad_export_and_missing_files(tmp_path):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x, y = _train_model(sess)
+        (tmp_path / "full").mkdir()
+        (tmp_path / "full" / "f").write_text("x")
+        with pytest.raises(AssertionError) as e:
+            tf.saved_model.simple_save(sess, str(tmp_path / "full"), {"x": x}, {"y": y})
+        assert str(e.value) == (f"Export directory {tmp_path / 'full'} already exists, and isn't empty. Please "
+                                f"choose a different export directory, or delete all the contents of the specified "
+                                f"directory.")  # TF
+        (tmp_path / "empty").mkdir()
+        tf.saved_model.simple_save(sess, str(tmp_path / "empty"), {"x": x}, {"y": y})  # an empty dir is fine
+        with pytest.raises(KeyError, match="reserved for initialization"):
+            b = sm.builder.SavedModelBuilder(str(tmp_path / "k"))
+            b.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={
+                "__saved_model_init_op": sm.predict_signature_def({"x": x}, {"y": y})})
+        with pytest.raises(TypeError, match="must be a SignatureDef"):
+            b.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"a": {"x": x}})
+    d = tmp_path / "empty"
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(OSError) as e:
+            sm.loader.load(sess, ["serve"], str(tmp_path / "nothing"))
+        assert str(e.value) == (f"SavedModel file does not exist at: {tmp_path / 'nothing'}/"
+                                "{saved_model.pbtxt|saved_model.pb}")  # TF
+    os.remove(d / "variables" / "variables.data-00000-of-00001")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(tf.errors.NotFoundError, match="variables.data-00000-of-00001"):
+            sm.loader.load(sess, ["serve"], str(d))
+    (d / "saved_model.pb").write_bytes(b"\x12\x03abc")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(OSError, match="Cannot parse file .*saved_model.pb"):
+            sm.loader.load(sess, ["serve"], str(d))
