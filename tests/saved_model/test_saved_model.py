@@ -146,7 +146,8 @@ _LOAD_SCRIPT = textwrap.dedent("""
         feeds = {sess.graph.get_tensor_by_name(sig.inputs[k].name): np.asarray(v, np.float32) for k, v in x.items()}
         out = sess.run({k: v.name for k, v in sig.outputs.items()}, feeds)
         print(json.dumps({"out": {k: np.asarray(v).tolist() for k, v in out.items()},
-                          "tags": list(meta.meta_info_def.tags), "method": sig.method_name}))
+                          "tags": list(meta.meta_info_def.tags), "method": sig.method_name},
+                         default=lambda b: b.decode()))
 """)
 
 
@@ -247,3 +248,104 @@ def test_bad_export_and_missing_files(tmp_path):
     with tf.Graph().as_default(), tf.Session() as sess:
         with pytest.raises(OSError, match="Cannot parse file .*saved_model.pb"):
             sm.loader.load(sess, ["serve"], str(d))
+
+
+# -- Estimator.export_saved_model ----------------------------------------------------------------------------
+
+
+def _structure(sig) -> tuple:
+    def infos(m):
+        return {k: (v.name, v.dtype, [d.size for d in v.tensor_shape.dim]) for k, v in sorted(m.items())}
+    return sig.method_name, infos(sig.inputs), infos(sig.outputs)
+
+
+# TF: tf.compat.v1.estimator.DNNClassifier(hidden_units=[10], n_classes=3) on the Iris columns, exported
+# with build_parsing_serving_input_receiver_fn(make_parse_example_spec(columns)), then loaded.
+_TF_CLASSIFY = ("tensorflow/serving/classify", {"inputs": ("input_example_tensor:0", 7, [-1])},
+                {"classes": ("dnn/head/Tile:0", 7, [-1, 3]),
+                 "scores": ("dnn/head/predictions/probabilities:0", 1, [-1, 3])})
+_TF_PREDICT_OUTPUTS = {"all_class_ids": ("dnn/head/predictions/Tile:0", 3, [-1, 3]),
+                       "all_classes": ("dnn/head/predictions/Tile_1:0", 7, [-1, 3]),
+                       "class_ids": ("dnn/head/predictions/ExpandDims_2:0", 9, [-1, 1]),
+                       "classes": ("dnn/head/predictions/str_classes:0", 7, [-1, 1]),
+                       "logits": ("dnn/logits/BiasAdd:0", 1, [-1, 3]),
+                       "probabilities": ("dnn/head/predictions/probabilities:0", 1, [-1, 3])}
+_IRIS_KEYS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth"]
+
+
+def _example(row: dict) -> bytes:
+    feature = {k: tf.train.Feature(float_list=tf.train.FloatList(value=[v])) for k, v in row.items()}
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def test_estimator_export_iris_dnn_classifier(tmp_path):
+    from dflow.datasets import iris
+
+    (train_x, train_y), _ = iris.load_data()
+    columns = [tf.feature_column.numeric_column(k) for k in _IRIS_KEYS]
+    est = tf.estimator.DNNClassifier(feature_columns=columns, hidden_units=[10], n_classes=3,
+                                     model_dir=str(tmp_path / "model"))
+    with pytest.raises(ValueError, match="Couldn't find trained model at"):
+        est.export_saved_model(str(tmp_path / "export"), lambda: None)
+    est.train(lambda: iris.train_input_fn(train_x, train_y, 32), steps=30)
+    spec = tf.feature_column.make_parse_example_spec(columns)
+    export_dir = est.export_saved_model(str(tmp_path / "export"),
+                                        tf.estimator.export.build_parsing_serving_input_receiver_fn(spec))
+    assert isinstance(export_dir, bytes) and os.path.basename(export_dir).isdigit()  # a timestamp, as TF
+    rows = {"SepalLength": [5.1, 5.9, 6.9], "SepalWidth": [3.3, 3.0, 3.1], "PetalLength": [1.7, 4.2, 5.4],
+            "PetalWidth": [0.5, 1.5, 2.1]}
+    expected = list(est.predict(lambda: iris.eval_input_fn(rows, None, 3)))
+    examples = [_example({k: rows[k][i] for k in _IRIS_KEYS}) for i in range(3)]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], export_dir.decode())
+        assert sorted(meta.signature_def) == ["classification", "predict", "serving_default"]  # TF
+        assert _structure(meta.signature_def["serving_default"]) == _TF_CLASSIFY
+        assert _structure(meta.signature_def["classification"]) == _TF_CLASSIFY
+        predict = meta.signature_def["predict"]
+        assert _structure(predict) == ("tensorflow/serving/predict",
+                                       {"examples": ("input_example_tensor:0", 7, [-1])}, _TF_PREDICT_OUTPUTS)
+        classify = meta.signature_def["serving_default"]
+        scores, classes = sess.run([classify.outputs["scores"].name, classify.outputs["classes"].name],
+                                   {classify.inputs["inputs"].name: examples})
+        out = sess.run({k: v.name for k, v in predict.outputs.items()}, {predict.inputs["examples"].name: examples})
+    np.testing.assert_allclose(scores, [p["probabilities"] for p in expected], rtol=1e-5)
+    assert classes.tolist() == [[b"0", b"1", b"2"]] * 3
+    np.testing.assert_array_equal(out["class_ids"], [p["class_ids"] for p in expected])
+    np.testing.assert_allclose(out["logits"], [p["logits"] for p in expected], rtol=1e-5)
+
+    # raw placeholders: the classification signatures need one string input, so only "predict" is exported (TF)
+    with tf.Graph().as_default():
+        raw = {k: tf.placeholder(tf.float32, [None], name=k) for k in _IRIS_KEYS}
+    raw_dir = est.export_savedmodel(str(tmp_path / "export"),
+                                    tf.estimator.export.build_raw_serving_input_receiver_fn(raw))
+    assert raw_dir != export_dir and sorted(os.listdir(tmp_path / "export")) == sorted(
+        [os.path.basename(export_dir).decode(), os.path.basename(raw_dir).decode()])
+    got = _load_in_subprocess(raw_dir.decode(), ["serve"], "predict", {k: np.float32(rows[k]) for k in _IRIS_KEYS})
+    assert got["method"] == "tensorflow/serving/predict"
+    np.testing.assert_allclose(got["out"]["probabilities"], [p["probabilities"] for p in expected], rtol=1e-5)
+
+
+def test_export_outputs_and_receivers():
+    exp = tf.estimator.export
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        s = tf.placeholder(tf.string, [None], name="s")
+        with pytest.raises(ValueError, match="scores must be a float32 Tensor"):
+            exp.ClassificationOutput(scores=s)
+        with pytest.raises(ValueError, match="At least one of `scores`"):
+            exp.ClassificationOutput()
+        with pytest.raises(ValueError, match="single tensor input of type tf.string"):
+            exp.ClassificationOutput(scores=x).as_signature_def({"x": x})
+        assert exp.RegressionOutput(x).as_signature_def({"e": s}).method_name == "tensorflow/serving/regress"
+        p = exp.PredictOutput(x)
+        assert list(p.outputs) == ["output"] and p.as_signature_def({"x": x}).outputs["output"].name == "x:0"
+        r = exp.ServingInputReceiver(x, s)
+        assert list(r.features) == ["feature"] and list(r.receiver_tensors) == ["input"]  # TF's default keys
+        t = exp.TensorServingInputReceiver(x, {"x": x})
+        assert t.features is x
+        from dflow.estimator.export import get_export_outputs
+
+        outs = get_export_outputs({"a": p}, None)
+        assert outs["serving_default"] is p
+        with pytest.raises(ValueError, match="none of them is specified as the default"):
+            get_export_outputs({"a": p, "b": p}, None)
