@@ -153,3 +153,64 @@ def main_op_with_restore(restore_op_name):
     restore_op = get_default_graph().as_graph_element(restore_op_name)
     with control_dependencies([main_op()]):
         return group(restore_op)
+
+
+@tf_export("saved_model.signature_def_utils.MethodNameUpdater")
+class MethodNameUpdater:
+    """Changes the method names of a SavedModel's signatures and writes ``saved_model.pb`` (or ``.pbtxt``) again.
+
+    >>> updater = tf.saved_model.signature_def_utils.MethodNameUpdater(export_dir)   # doctest: +SKIP
+    >>> updater.replace_method_name("serving_default", "tensorflow/serving/regress")   # doctest: +SKIP
+    >>> updater.save()                                                              # doctest: +SKIP
+    """
+
+    def __init__(self, export_dir):
+        self._export_dir = _local_dir(export_dir, "MethodNameUpdater")
+        self._saved_model = parse_saved_model(self._export_dir)
+
+    def replace_method_name(self, signature_key, method_name, tags=None) -> None:
+        if not signature_key:
+            raise ValueError("`signature_key` must be defined.")
+        if not method_name:
+            raise ValueError("`method_name` must be defined.")
+        if tags is not None and not isinstance(tags, list):
+            tags = [tags]
+        found = False
+        for meta in self._saved_model.meta_graphs:
+            if tags is None or set(tags) == set(meta.meta_info_def.tags):
+                if signature_key not in meta.signature_def:
+                    raise ValueError(f"MetaGraphDef associated with tags {tags} does not have a signature_def with "
+                                     f"key: '{signature_key}'. This means either you specified the wrong signature "
+                                     f"key or forgot to put the signature_def with the corresponding key in your "
+                                     f"SavedModel.")
+                meta.signature_def[signature_key].method_name = method_name
+                found = True
+        if not found:
+            raise ValueError(f"MetaGraphDef associated with tags {tags} could not be found in SavedModel. This means "
+                             f"either you specified invalid tags or your SavedModel does not have a MetaGraphDef with "
+                             f"the specified tags.")
+
+    def save(self, new_export_dir=None) -> None:
+        from dflow.framework.file_io import atomic_write_bytes
+
+        text = os.path.isfile(os.path.join(self._export_dir, _PBTXT))
+        target = _local_dir(new_export_dir, "MethodNameUpdater.save") if new_export_dir else self._export_dir
+        os.makedirs(target, exist_ok=True)
+        if text:
+            atomic_write_bytes(os.path.join(target, _PBTXT), str(self._saved_model).encode("utf-8"))
+        else:
+            atomic_write_bytes(os.path.join(target, _PB), self._saved_model.SerializeToString(deterministic=True))
+
+
+def _object_based(name: str):
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(f"tf.saved_model.{name}: TF2's object-based SavedModel (tf.Module, tf.function "
+                                  f"signatures) is not part of dflow; use tf.saved_model.simple_save / "
+                                  f"builder.SavedModelBuilder and tf.saved_model.loader.load (TF1's SavedModel).")
+    refuse.__name__ = name
+    refuse.__doc__ = f"``tf.saved_model.{name}`` (TF2's object-based SavedModel): raises ``NotImplementedError``."
+    return refuse
+
+
+save = tf_export("saved_model.save")(_object_based("save"))
+load_v2 = tf_export("saved_model.load_v2")(_object_based("load_v2"))

@@ -349,3 +349,48 @@ def test_export_outputs_and_receivers():
         assert outs["serving_default"] is p
         with pytest.raises(ValueError, match="none of them is specified as the default"):
             get_export_outputs({"a": p, "b": p}, None)
+
+
+def test_assets_method_name_updater_and_foreign_saved_models(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\n")
+    export_dir = str(tmp_path / "m")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x, y = _train_model(sess)
+        asset = tf.constant(str(vocab), name="vocab_path")
+        seen = tf.Variable(b"", name="seen", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        init = tf.group(tf.assign(seen, asset), name="init_seen")
+        builder = sm.builder.SavedModelBuilder(export_dir)
+        builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={
+            "serving_default": sm.predict_signature_def({"x": x}, {"y": y})}, assets_collection=[asset],
+            legacy_init_op=init)
+        builder.save()
+    assert os.listdir(os.path.join(export_dir, "assets")) == ["vocab.txt"]
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        meta = sm.loader.load(sess, ["serve"], export_dir)
+        assert [(a.filename, a.tensor_info.name) for a in meta.asset_file_def] == [("vocab.txt", "vocab_path:0")]
+        # the init op ran with the asset's path inside the SavedModel fed, as TF's loader does
+        assert sess.run(g.get_tensor_by_name("seen:0")) == os.path.join(export_dir, "assets", "vocab.txt").encode()
+    updater = sm.signature_def_utils.MethodNameUpdater(export_dir)
+    with pytest.raises(ValueError, match="does not have a signature_def with key: 'nope'"):
+        updater.replace_method_name("nope", "m")
+    with pytest.raises(ValueError, match="could not be found in SavedModel"):
+        updater.replace_method_name("serving_default", "m", tags="train")
+    updater.replace_method_name("serving_default", "tensorflow/serving/regress", tags=["serve"])
+    updater.save()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = sm.loader.load(sess, ["serve"], export_dir)
+        assert meta.signature_def["serving_default"].method_name == "tensorflow/serving/regress"
+    # a SavedModel TensorFlow wrote (no dflow graph inside) is refused, naming the file
+    foreign = tmp_path / "tf"
+    foreign.mkdir()
+    from dflow.saved_model.proto import MetaGraphDef, SavedModel
+
+    m = SavedModel(saved_model_schema_version=1, meta_graphs=[MetaGraphDef()])
+    m.meta_graphs[0].meta_info_def.tags.append("serve")
+    (foreign / "saved_model.pb").write_bytes(m.SerializeToString())
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(OSError, match="Cannot parse file .*saved_model.pb: a meta graph holds no dflow graph"):
+            sm.loader.load(sess, ["serve"], str(foreign))
+    with pytest.raises(NotImplementedError, match="object-based SavedModel"):
+        sm.save(None, str(tmp_path / "v2"))
