@@ -202,15 +202,19 @@ class MethodNameUpdater:
             atomic_write_bytes(os.path.join(target, _PB), self._saved_model.SerializeToString(deterministic=True))
 
 
-def _object_based(name: str):
-    def refuse(*args, **kwargs):
-        raise NotImplementedError(f"tf.saved_model.{name}: TF2's object-based SavedModel (tf.Module, tf.function "
-                                  f"signatures) is not part of dflow; use tf.saved_model.simple_save / "
-                                  f"builder.SavedModelBuilder and tf.saved_model.loader.load (TF1's SavedModel).")
-    refuse.__name__ = name
-    refuse.__doc__ = f"``tf.saved_model.{name}`` (TF2's object-based SavedModel): raises ``NotImplementedError``."
-    return refuse
+def _object_based_refused(name: str) -> NotImplementedError:
+    return NotImplementedError(f"tf.saved_model.{name}: TF2's object-based SavedModel (tf.Module, tf.function "
+                               f"signatures) is not part of dflow; use tf.saved_model.simple_save / "
+                               f"builder.SavedModelBuilder and tf.saved_model.loader.load (TF1's SavedModel).")
 
 
-save = tf_export("saved_model.save")(_object_based("save"))
-load_v2 = tf_export("saved_model.load_v2")(_object_based("load_v2"))
+@tf_export("saved_model.save")
+def save(obj, export_dir, signatures=None, options=None):
+    """TF2's object-based ``tf.saved_model.save``: raises ``NotImplementedError`` (use ``simple_save``)."""
+    raise _object_based_refused("save")
+
+
+@tf_export("saved_model.load_v2")
+def load_v2(export_dir, tags=None, options=None):
+    """TF2's object-based ``tf.saved_model.load``: raises ``NotImplementedError`` (use ``loader.load``)."""
+    raise _object_based_refused("load_v2")
