@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import weakref
 
 from dflow._api import tf_export
 from dflow.framework import file_io
@@ -118,6 +119,8 @@ class SavedModelBuilder:
             parent = os.path.dirname(os.path.abspath(self._export_dir))
             os.makedirs(parent, exist_ok=True)
             self._staging = tempfile.mkdtemp(prefix=f".{os.path.basename(self._export_dir)}.tmp-", dir=parent)
+            # a builder dropped before save() leaves nothing behind
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._staging, True)
         return self._staging
 
     # -- meta graphs -------------------------------------------------------------------------------------------
@@ -232,6 +235,7 @@ class SavedModelBuilder:
                                  f"choose a different export directory, or delete all the contents of the "
                                  f"specified directory.")
         os.replace(staging, self._export_dir)  # an empty export_dir is replaced, as rename(2) does
+        self._cleanup.detach()
         file_io.fsync_directory(os.path.dirname(os.path.abspath(self._export_dir)))
         self._staging = None
         path = os.path.join(self._export_dir, name)

@@ -234,6 +234,11 @@ def test_bad_export_and_missing_files(tmp_path):
                 "__saved_model_init_op": sm.predict_signature_def({"x": x}, {"y": y})})
         with pytest.raises(TypeError, match="must be a SignatureDef"):
             b.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"a": {"x": x}})
+        b = sm.builder.SavedModelBuilder(str(tmp_path / "dropped"))
+        b.add_meta_graph_and_variables(sess, ["serve"])
+        assert any(p.startswith(".dropped.tmp-") for p in os.listdir(tmp_path))
+        del b  # never saved: its staging directory goes, and no export_dir appears
+        assert not [p for p in os.listdir(tmp_path) if "dropped" in p]
     d = tmp_path / "empty"
     with tf.Graph().as_default(), tf.Session() as sess:
         with pytest.raises(OSError) as e:
