@@ -209,6 +209,9 @@ def test_builder_two_meta_graphs_text_and_init_ops(tmp_path):
     with tf.Graph().as_default(), tf.Session() as sess:
         meta = sm.loader.load(sess, ["serve"], export_dir)
         assert list(meta.signature_def) == ["predict"]
+        with tf.Graph().as_default():  # the meta graph load returns is one tf.train.import_meta_graph takes
+            saver = tf.train.import_meta_graph(meta)
+            assert saver is not None and sorted(v.op.name for v in tf.global_variables()) == ["b", "w"]
         with pytest.raises(RuntimeError) as e:
             sm.loader.load(sess, ["foo"], export_dir)
         # TF's message (its tag-sets printed as Python sets)
