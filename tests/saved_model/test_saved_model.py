@@ -402,3 +402,55 @@ def test_assets_method_name_updater_and_foreign_saved_models(tmp_path):
             sm.loader.load(sess, ["serve"], str(foreign))
     with pytest.raises(NotImplementedError, match="object-based SavedModel"):
         sm.save(None, str(tmp_path / "v2"))
+
+
+# TF: DNNRegressor / binary DNNClassifier (hidden_units=[4], columns "a" and "b") exported with the parsing
+# receiver fn: (model, signature key) -> (method, inputs, outputs).
+_TF_REG_AND_BINARY = {('bin', 'classification'): ('tensorflow/serving/classify',
+                                                  {'inputs': ('input_example_tensor:0', 7, [-1])},
+                                                  {'classes': ('dnn/head/Tile:0', 7, [-1, 2]),
+                                                   'scores': ('dnn/head/predictions/probabilities:0', 1, [-1, 2])}),
+                      ('bin', 'predict'): ('tensorflow/serving/predict',
+                                           {'examples': ('input_example_tensor:0', 7, [-1])},
+                                           {'all_class_ids': ('dnn/head/predictions/Tile:0', 3, [-1, 2]),
+                                            'all_classes': ('dnn/head/predictions/Tile_1:0', 7, [-1, 2]),
+                                            'class_ids': ('dnn/head/predictions/ExpandDims:0', 9, [-1, 1]),
+                                            'classes': ('dnn/head/predictions/str_classes:0', 7, [-1, 1]),
+                                            'logistic': ('dnn/head/predictions/logistic:0', 1, [-1, 1]),
+                                            'logits': ('dnn/logits/BiasAdd:0', 1, [-1, 1]),
+                                            'probabilities': ('dnn/head/predictions/probabilities:0', 1, [-1, 2])}),
+                      ('bin', 'regression'): ('tensorflow/serving/regress',
+                                              {'inputs': ('input_example_tensor:0', 7, [-1])},
+                                              {'outputs': ('dnn/head/predictions/logistic:0', 1, [-1, 1])}),
+                      ('bin', 'serving_default'): ('tensorflow/serving/classify',
+                                                   {'inputs': ('input_example_tensor:0', 7, [-1])},
+                                                   {'classes': ('dnn/head/Tile:0', 7, [-1, 2]),
+                                                    'scores': ('dnn/head/predictions/probabilities:0', 1, [-1, 2])}),
+                      ('reg', 'predict'): ('tensorflow/serving/predict',
+                                           {'examples': ('input_example_tensor:0', 7, [-1])},
+                                           {'predictions': ('dnn/logits/BiasAdd:0', 1, [-1, 1])}),
+                      ('reg', 'regression'): ('tensorflow/serving/regress',
+                                              {'inputs': ('input_example_tensor:0', 7, [-1])},
+                                              {'outputs': ('dnn/logits/BiasAdd:0', 1, [-1, 1])}),
+                      ('reg', 'serving_default'): ('tensorflow/serving/regress',
+                                                   {'inputs': ('input_example_tensor:0', 7, [-1])},
+                                                   {'outputs': ('dnn/logits/BiasAdd:0', 1, [-1, 1])})}
+
+
+def test_estimator_export_regressor_and_binary_signatures_match_tf(tmp_path):
+    columns = [tf.feature_column.numeric_column(k) for k in ("a", "b")]
+    features = {k: np.random.RandomState(i).rand(8).astype(np.float32) for i, k in enumerate(("a", "b"))}
+    got = {}
+    for name, est, labels in [
+            ("reg", tf.estimator.DNNRegressor(feature_columns=columns, hidden_units=[4], model_dir=str(tmp_path / "r")),
+             np.arange(8, dtype=np.float32)),
+            ("bin", tf.estimator.DNNClassifier(feature_columns=columns, hidden_units=[4],
+                                               model_dir=str(tmp_path / "b")), np.arange(8) % 2)]:
+        est.train(lambda labels=labels: tf.data.Dataset.from_tensor_slices((features, labels)).batch(8), steps=1)
+        receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(
+            tf.feature_column.make_parse_example_spec(columns))
+        path = est.export_saved_model(str(tmp_path / ("export_" + name)), receiver)
+        with tf.Graph().as_default(), tf.Session() as sess:
+            meta = tf.saved_model.loader.load(sess, ["serve"], path)
+            got.update({(name, key): _structure(sig) for key, sig in meta.signature_def.items()})
+    assert got == _TF_REG_AND_BINARY
