@@ -324,8 +324,11 @@ def test_estimator_export_iris_dnn_classifier(tmp_path):
     # raw placeholders: the classification signatures need one string input, so only "predict" is exported (TF)
     with tf.Graph().as_default():
         raw = {k: tf.placeholder(tf.float32, [None], name=k) for k in _IRIS_KEYS}
+    (tmp_path / "notes.txt").write_text("hello")
     raw_dir = est.export_savedmodel(str(tmp_path / "export"),
-                                    tf.estimator.export.build_raw_serving_input_receiver_fn(raw))
+                                    tf.estimator.export.build_raw_serving_input_receiver_fn(raw),
+                                    assets_extra={"docs/notes.txt": str(tmp_path / "notes.txt")})
+    assert (tmp_path / "export" / raw_dir.decode() / "assets.extra" / "docs" / "notes.txt").read_text() == "hello"
     assert raw_dir != export_dir and sorted(os.listdir(tmp_path / "export")) == sorted(
         [os.path.basename(export_dir).decode(), os.path.basename(raw_dir).decode()])
     got = _load_in_subprocess(raw_dir.decode(), ["serve"], "predict", {k: np.float32(rows[k]) for k in _IRIS_KEYS})
