@@ -93,6 +93,7 @@ from dflow import feature_column  # noqa: F401, E402 - tf.feature_column.*, tf.t
 from dflow import summary  # noqa: F401, E402 - tf.summary.*, tf.train.SummarySaverHook
 from dflow.framework import tf_record as _tf_record  # noqa: F401, E402 - tf.io.TFRecordWriter, tf.python_io.*
 from dflow import estimator  # noqa: F401, E402 - tf.estimator.*
+from dflow import saved_model  # noqa: F401, E402 - tf.saved_model.*
 from dflow import layers  # noqa: F401, E402 - tf.layers.*
 from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, tf.Print, tf.print
 from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians

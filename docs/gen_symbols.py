@@ -33,7 +33,6 @@ LEFT_OUT = {
     "profiler": "use RunOptions(trace_level=FULL_TRACE) and the Dask dashboard",
     "autograph": "graphs are built by tracing Python: no AutoGraph conversion",
     "sysconfig": "TF's compiler and library paths: dflow has no compiled library",
-    "saved_model": "SavedModel is issue #16 (serving)",
     "user_ops": "TF's example custom op",
     "audio": "audio decoding is not implemented",
 }

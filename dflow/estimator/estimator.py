@@ -570,6 +570,26 @@ class Estimator:
                         for i in range(_extract_batch_length(preds)):
                             yield {key: value[i] for key, value in preds.items()}
 
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                           checkpoint_path=None, experimental_mode=None):
+        """Exports the PREDICT graph and the latest checkpoint as a SavedModel under
+        ``export_dir_base/<timestamp>``; returns that directory (bytes). See ``tf.estimator.export``."""
+        from dflow.estimator.export import export_saved_model
+
+        if experimental_mode not in (None, ModeKeys.PREDICT):
+            raise NotImplementedError(f"export_saved_model: experimental_mode={experimental_mode!r}: dflow exports "
+                                      f"the PREDICT graph only.")
+        return export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                  checkpoint_path)
+
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                          checkpoint_path=None, strip_default_attrs=False):
+        """TF1's older name of ``export_saved_model``."""
+        from dflow.estimator.export import export_saved_model
+
+        return export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                  checkpoint_path, strip_default_attrs)
+
     @staticmethod
     def _extract_keys(predictions, predict_keys):
         if not predict_keys:

@@ -271,6 +271,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         meta = meta_graph_or_file
     elif isinstance(meta_graph_or_file, dict):
         meta = MetaGraphDef.from_dict(meta_graph_or_file)
+    elif hasattr(meta_graph_or_file, "dflow_graph"):  # a SavedModel's meta graph (tf.saved_model.loader.load)
+        meta = meta_graph_or_file.dflow_graph()
     else:
         meta = read_meta_graph_file(meta_graph_or_file)
         _check_importable(meta, os.fspath(meta_graph_or_file))

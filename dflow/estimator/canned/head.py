@@ -33,9 +33,10 @@ example's loss and its weight in every metric.
 that by the number of loss elements. Training also records the summaries
 ``loss`` and (with ``SUM``) ``average_loss``.
 
-Not implemented: custom ``loss_fn``/``inverse_link_fn``, ``thresholds`` for
-the binary head's ``*_at_threshold`` metrics, and ``export_outputs``
-(``export_saved_model`` is not part of dflow).
+PREDICT specs carry TF1's ``export_outputs`` (the signatures
+``export_saved_model`` writes). Not implemented: custom
+``loss_fn``/``inverse_link_fn``, ``thresholds`` for the binary head's
+``*_at_threshold`` metrics.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ from dflow.ops.losses_ops import Reduction
 from dflow.ops.registry import apply_op, not_differentiable, register
 
 LossSpec = collections.namedtuple("LossSpec", ["training_loss", "unreduced_loss", "weights", "processed_labels"])
+
+
+DEFAULT_SERVING_KEY = "serving_default"
 
 
 class MetricKeys:
@@ -406,6 +410,25 @@ class _Head:
     def _metric_inputs(self, predictions, extra, loss_spec) -> dict:
         raise NotImplementedError
 
+    def _export_outputs(self, predictions: dict) -> dict:
+        """The signatures TF1's heads export: ``serving_default``, ``classification`` or ``regression``,
+        ``predict`` (all the predictions)."""
+        from dflow.estimator import export
+
+        keys = PredictionKeys
+        outputs = {"predict": export.PredictOutput(predictions)}
+        if keys.PROBABILITIES in predictions:
+            scores = predictions[keys.PROBABILITIES]
+            n_classes = scores.shape.as_list()[-1]
+            classes = _all_classes(scores, n_classes, getattr(self, "_label_vocabulary", None))
+            outputs[DEFAULT_SERVING_KEY] = outputs["classification"] = export.ClassificationOutput(scores, classes)
+            if keys.LOGISTIC in predictions:
+                outputs["regression"] = export.RegressionOutput(predictions[keys.LOGISTIC])
+        else:
+            regression = export.RegressionOutput(predictions[keys.PREDICTIONS])
+            outputs[DEFAULT_SERVING_KEY] = outputs["regression"] = regression
+        return outputs
+
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None, train_op_fn=None,
                               regularization_losses=None):
         """The ``EstimatorSpec`` of ``mode``: predictions; plus loss and metrics (EVAL); plus
@@ -419,7 +442,8 @@ class _Head:
             logits = _check_logits_final_dim(logits, self.logits_dimension)
             predictions, extra = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
-                return EstimatorSpec(mode=ModeKeys.PREDICT, predictions=predictions)
+                return EstimatorSpec(mode=ModeKeys.PREDICT, predictions=predictions,
+                                     export_outputs=self._export_outputs(predictions))
             loss_spec = self.create_loss(features=features, mode=mode, logits=logits, labels=labels)
             if regularization_losses:
                 regularization_loss = add_n(list(regularization_losses))
