@@ -126,6 +126,9 @@ def _json_value(array: np.ndarray):
                     return {"b64": base64.b64encode(v).decode("ascii")}
             return v
         return conv(array.tolist())
+    if array.dtype in (np.float32, np.float16):
+        # the shortest decimal that reads back as the same float32, as TF Serving writes floats
+        return np.array([float(str(v)) for v in array.ravel()], np.float64).reshape(array.shape).tolist()
     return array.tolist()
 
 
@@ -289,6 +292,10 @@ class Predictor:
         for i, example in enumerate(examples):
             if not isinstance(example, dict):
                 raise RequestError(f"Failed to process element: {i} of 'examples' list: expected an object")
+            shared = sorted(set(context) & set(example))
+            if shared:  # TF Serving: context features must not appear in the examples
+                raise RequestError(f"Failed to process element: {i} of 'examples' list: feature '{shared[0]}' is "
+                                   f"also in 'context'")
             serialized.append(_example_bytes({**context, **example}, f"example {i}"))
         (input_name,) = sig.inputs
         return sig, {input_name: np.array(serialized, dtype=object)}

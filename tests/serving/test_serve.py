@@ -80,6 +80,10 @@ def test_predict_row_and_columnar(linear):
     status, one = _call(base + ":predict", {"inputs": _X.tolist(), "output_filter": ["z"]})
     assert status == 200
     np.testing.assert_allclose(one["outputs"], z, rtol=1e-6)  # one output: the value itself, as TF Serving
+    # float32 outputs are written as their shortest decimal (TF Serving's): reading back gives the float32 exactly
+    status, raw = _call(base + ":predict", {"inputs": _X.tolist(), "output_filter": ["y"]})
+    assert np.array_equal(np.float32(raw["outputs"]), y)
+    assert [[repr(v) for v in r] for r in raw["outputs"]] == [[str(v) for v in r] for r in y]
 
 
 @pytest.mark.parametrize("body, status, words", [
@@ -170,3 +174,58 @@ def test_cli_serve_and_missing_files(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "dflow", "serve", str(tmp_path / "empty"), "--model-name", "m"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "export directory does not exist" in proc.stderr
+
+
+def _regressor(export_dir):
+    """A regress signature over serialized tf.Examples: outputs = 2 x + 1 (feature "x", one float)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        examples = tf.placeholder(tf.string, [None], name="tf_example")
+        x = tf.parse_example(examples, {"x": tf.FixedLenFeature([1], tf.float32)})["x"]
+        y = tf.identity(2.0 * x + 1.0, name="y")
+        builder = tf.saved_model.builder.SavedModelBuilder(str(export_dir))
+        builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={
+            "serving_default": tf.saved_model.regression_signature_def(examples, y)})
+        builder.save()
+
+
+def test_regress_and_chunked_body_over_the_limit(tmp_path):
+    import http.client
+
+    _regressor(tmp_path / "r")
+    with ModelServer(str(tmp_path / "r"), "r", port=0, max_request_bytes=2048) as server:
+        url = f"{server.url}/v1/models/r:regress"
+        assert _call(url, {"examples": [{"x": 1.5}, {"x": -2.0}]}) == (200, {"result": [4.0, -3.0]})
+        status, err = _call(url, {"examples": [{"x": 1}]})  # an integer is an int64_list, as in TF Serving
+        assert status == 400 and "x" in err["error"]
+        status, err = _call(url, {"context": {"x": 1.0}, "examples": [{"x": 2.0}]})
+        assert status == 400 and "feature 'x' is also in 'context'" in err["error"]
+        status, err = _call(f"{server.url}/v1/models/r:classify", {"examples": [{"x": 1.5}]})
+        assert status == 400 and "Expected classification signature" in err["error"]
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+        conn.putrequest("POST", "/v1/models/r:regress")
+        conn.putheader("Transfer-Encoding", "chunked")
+        conn.endheaders()
+        for _ in range(5):  # no Content-Length: refused once the chunks pass the limit
+            conn.send(b"200\r\n" + b" " * 512 + b"\r\n")
+        conn.send(b"0\r\n\r\n")
+        response = conn.getresponse()
+        assert response.status == 413 and "over the limit of 2048 bytes" in json.loads(response.read())["error"]
+        conn.close()
+
+
+def test_cli_serves_until_interrupted(tmp_path):
+    import signal
+
+    y, _ = _linear(tmp_path / "m")
+    proc = subprocess.Popen([sys.executable, "-m", "dflow", "serve", str(tmp_path / "m"), "--model-name", "m",
+                             "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(2)]
+        assert "model 'm' version 1 loaded" in lines[0], lines
+        base = lines[1].split()[1]
+        status, out = _call(base + ":predict", {"inputs": _X.tolist(), "output_filter": ["y"]})
+        assert status == 200
+        np.testing.assert_allclose(out["outputs"], y, rtol=1e-6)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
