@@ -80,6 +80,12 @@ def _bytes_of(value, where: str):
     raise RequestError(f"{where}: expected a string, got {type(value).__name__} {value!r}")
 
 
+def _has_bool(value) -> bool:
+    if isinstance(value, list):
+        return any(_has_bool(v) for v in value)
+    return isinstance(value, bool)
+
+
 def _shape_of(info):
     shape = info.tensor_shape
     if shape.unknown_rank:
@@ -102,6 +108,8 @@ def to_array(value, info, name: str) -> np.ndarray:
                 raise RequestError(f"{where}: expected integers of type {dtype.name}, got floats")
             if dtype.is_bool and raw.dtype.kind != "b":
                 raise RequestError(f"{where}: expected true/false, got {value!r:.80}")
+            if not dtype.is_bool and (raw.dtype.kind == "b" or _has_bool(value)):
+                raise RequestError(f"{where}: expected numbers of type {dtype.name}, got true/false")
             array = raw.astype(dtype.as_numpy_dtype)
     except ValueError as e:
         if isinstance(e, RequestError):

@@ -1,5 +1,6 @@
 """``dflow serve``: TF Serving's REST API for SavedModels (status, metadata, predict, classify, bad input)."""
 
+import base64
 import json
 import os
 import subprocess
@@ -95,6 +96,8 @@ def test_predict_row_and_columnar(linear):
     ({"instances": [[1, 2]]}, 400, "input 'x': expected shape [None, 3], got [1, 2]"),
     ({"instances": [[1, 2, 3], [1, 2]]}, 400, "input 'x'"),
     ({"instances": [["a", "b", "c"]]}, 400, "input 'x': expected numbers of type float32"),
+    ({"instances": [[1, True, 3]]}, 400, "input 'x': expected numbers of type float32, got true/false"),
+    ({"instances": []}, 400, "'instances' must be a non-empty list"),
     ({"instances": [[1, 2, 3]], "inputs": {"x": [[1, 2, 3]]}}, 400, "exactly one of 'instances'"),
     ({"examples": [{"x": 1.0}]}, 400, "Expected classification signature method_name"),
 ])
@@ -120,6 +123,11 @@ def test_not_found_and_too_large(linear):
 _IRIS_KEYS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth"]
 _ROWS = {"SepalLength": [5.1, 5.9, 6.9], "SepalWidth": [3.3, 3.0, 3.1], "PetalLength": [1.7, 4.2, 5.4],
          "PetalWidth": [0.5, 1.5, 2.1]}
+
+
+def _example_bytes(row: dict) -> bytes:
+    feature = {k: tf.train.Feature(float_list=tf.train.FloatList(value=[v])) for k, v in row.items()}
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
 
 
 def test_iris_dnn_classifier_classify_and_predict(tmp_path):
@@ -150,6 +158,12 @@ def test_iris_dnn_classifier_classify_and_predict(tmp_path):
             "context": {"SepalLength": 5.1}, "examples": [{k: _ROWS[k][0] for k in _IRIS_KEYS[1:]}]})
         assert status == 200 and [[c for c, _ in r] for r in ctx["result"]] == [["0", "1", "2"]]
         np.testing.assert_allclose([[s for _, s in r] for r in ctx["result"]], probabilities[:1], rtol=1e-5)
+        # the "predict" signature takes the serialized tf.Examples themselves: bytes travel as {"b64": ...}
+        status, pred = _call(f"{server.url}/v1/models/iris:predict", {"signature_name": "predict", "instances": [
+            {"b64": base64.b64encode(_example_bytes(e)).decode()} for e in examples]})
+        assert status == 200 and [p["class_ids"] for p in pred["predictions"]] == [
+            p["class_ids"].tolist() for p in expected]
+        np.testing.assert_allclose([p["probabilities"] for p in pred["predictions"]], probabilities, rtol=1e-5)
         status, err = _call(f"{server.url}/v1/models/iris:regress", {"examples": examples})
         assert status == 400 and "Expected regression signature" in err["error"]
 
