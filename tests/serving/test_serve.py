@@ -243,3 +243,20 @@ def test_cli_serves_until_interrupted(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 0
+
+
+def test_concurrent_requests_all_answered(linear):
+    from concurrent.futures import ThreadPoolExecutor
+
+    server, _ = linear
+    rows = np.random.RandomState(0).uniform(-2, 2, size=(24, 3)).astype(np.float32)
+    direct = np.maximum(rows @ np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2) + [0.1, -0.2], 0)
+
+    def ask(i):
+        return _call(f"{server.url}/v1/models/lin:predict", {"inputs": rows[i:i + 1].tolist(),
+                                                             "output_filter": ["y"]})
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(ask, range(len(rows))))
+    assert all(status == 200 for status, _ in answers)
+    np.testing.assert_allclose([out["outputs"][0] for _, out in answers], direct, rtol=1e-5, atol=1e-6)
