@@ -6,8 +6,9 @@
     dflow worker tcp://host:8786 --job worker --task 3 --gpus 1
     dflow info                                # versions, CuPy, GPUs
     dflow demo [--local | --scheduler ADDR]   # TF's Iris walk-through on a Dask cluster
+    dflow serve EXPORT_DIR --model-name NAME  # TF Serving's REST API for a SavedModel (port 8501)
 
-``cluster`` and ``worker`` run until interrupted (Ctrl-C or SIGTERM), then
+``cluster``, ``worker`` and ``serve`` run until interrupted (Ctrl-C or SIGTERM), then
 close their workers and scheduler cleanly.
 """
 
@@ -64,6 +65,19 @@ def _build_parser() -> argparse.ArgumentParser:
     from dflow.demo import add_arguments
 
     add_arguments(demo)
+
+    serve = commands.add_parser(
+        "serve", help="serve a SavedModel with TF Serving's REST API; run until interrupted",
+        description="Loads the highest version under EXPORT_DIR (its numeric subdirectories 1/, 2/, ..., or "
+                    "EXPORT_DIR itself if it holds saved_model.pb) into a session and answers TF Serving's REST "
+                    "API: GET /v1/models/NAME, GET /v1/models/NAME/metadata, POST /v1/models/NAME:predict "
+                    "(:classify, :regress).")
+    serve.add_argument("export_dir", help="the SavedModel directory, or a directory of numbered versions")
+    serve.add_argument("--model-name", required=True, help="the model's name in the URLs")
+    serve.add_argument("--port", type=int, default=8501, help="REST port (default 8501, TF Serving's; 0: any)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--max-request-bytes", type=int, default=16 * 1024 * 1024,
+                       help="larger request bodies get 413 unread (default 16 MiB)")
 
     info = commands.add_parser("info", help="print versions and whether CuPy and GPUs are available")
     info.add_argument("--cupy", action="store_true", help="import CuPy and ask it how many GPUs it sees")
@@ -174,9 +188,32 @@ def run_demo(args) -> int:
     return 0
 
 
+def run_serve(args) -> int:
+    from dflow.framework import errors
+    from dflow.serving import ModelServer
+
+    stop = _stop_event()
+    t0 = time.perf_counter()
+    try:
+        server = ModelServer(args.export_dir, args.model_name, port=args.port, host=args.host,
+                             max_request_bytes=args.max_request_bytes)
+    except (errors.OpError, OSError, RuntimeError, ValueError) as e:
+        message = e.message if isinstance(e, errors.OpError) else str(e)
+        print(f"dflow serve: cannot serve {args.export_dir}: {message}", file=sys.stderr, flush=True)
+        return 1
+    versions = ", ".join(str(v) for v in sorted(server.predictors))
+    _say(f"dflow serve: model {args.model_name!r} version {versions} loaded in {time.perf_counter() - t0:.1f} s")
+    _say(f"  REST: {server.url}/v1/models/{args.model_name}    (:predict, :classify, :regress, /metadata)")
+    _say("Press Ctrl-C to stop.")
+    server.serve_forever(stop)
+    _say("dflow serve: stopped")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
-    command = {"cluster": run_cluster, "worker": run_worker, "info": run_info, "demo": run_demo}[args.command]
+    command = {"cluster": run_cluster, "worker": run_worker, "info": run_info, "demo": run_demo,
+               "serve": run_serve}[args.command]
     return command(args)
 
 
