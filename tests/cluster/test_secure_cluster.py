@@ -24,19 +24,21 @@ pytest.importorskip("cryptography")  # Security.temporary() makes its certificat
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(120)]
 
 
-def _graph():
+def _graph(worker: str):
     g = tf.Graph()
     with g.as_default():
         with tf.device("/job:ps/task:0"):
             v = tf.Variable(np.arange(3, dtype=np.float32), name="v")
-        with tf.device("/job:worker/task:0"):
+        with tf.device(worker):
             x = tf.placeholder(tf.float32, [3], name="x")
             y = v * 2.0 + x
     return g, v, x, y
 
 
-def _run(target, config=None):
-    g, v, x, y = _graph()
+def _run(target, config=None, worker="/job:worker/task:0"):
+    """Runs ``v * 2 + x`` with ``v`` on the ps and the product on ``worker``: (result, the session's
+    direct-run connection pools, their open comms and the addresses they reach)."""
+    g, v, x, y = _graph(worker)
     with tf.Session(target, graph=g, config=config) as sess:
         sess.run(v.initializer)
         got = sess.run(y, {x: np.ones(3, np.float32)})
@@ -101,6 +103,17 @@ def test_a_client_without_the_certificate_is_refused(secure_cluster):
         asyncio.run(connect(worker.replace("tls://", "tcp://"), timeout=5))
     # ... and the cluster still serves the holder of its certificate.
     np.testing.assert_array_equal(_run(secure_cluster)[0], [1.0, 3.0, 5.0])
+
+
+def test_a_server_joins_a_secure_cluster_over_tls(secure_cluster):
+    server = tf.train.Server(secure_cluster.cluster_spec, job_name="worker", task_index=1, nthreads=1,
+                             dashboard_address=None, timeout=30)
+    try:
+        assert server.worker_address.startswith("tls://")
+        got = _run(secure_cluster.target, worker="/job:worker/task:1")[0]
+        np.testing.assert_array_equal(got, [1.0, 3.0, 5.0])
+    finally:
+        server.stop()
 
 
 def test_set_security_checks_its_arguments():
