@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import importlib.util
+import os
 import platform
 import signal
 import sys
@@ -26,6 +27,17 @@ import time
 
 def _dashboard_arg(value: str) -> str | None:
     return None if value.lower() in ("", "none", "off", "no") else value
+
+
+def _add_tls_arguments(parser) -> None:
+    tls = parser.add_argument_group(
+        "TLS", "With --tls-ca-file and --tls-cert, scheduler and workers listen on tls:// only and accept only "
+               "peers holding a certificate the CA signed (Dask's Security; the same certificate serves "
+               "scheduler, workers and clients). Sessions need it too: dflow.cluster.set_security(...) or "
+               "DASK_DISTRIBUTED__COMM__TLS__CA_FILE/__CLIENT__CERT/__CLIENT__KEY.")
+    tls.add_argument("--tls-ca-file", metavar="PEM", help="the CA certificate that signed the certificates")
+    tls.add_argument("--tls-cert", metavar="PEM", help="the certificate (and key, unless --tls-key)")
+    tls.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -43,6 +55,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--threads-per-worker", type=int, default=1, help="threads of each task (default 1)")
     cluster.add_argument("--dashboard-address", type=_dashboard_arg, default=":8787",
                          help="dashboard address (default :8787; 'none' disables it)")
+    _add_tls_arguments(cluster)
 
     worker = commands.add_parser(
         "worker", help="join a running scheduler as one TF1 task; run until interrupted",
@@ -56,6 +69,7 @@ def _build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--listen", default=None, metavar="HOST:PORT",
                         help="where the worker listens (default: chosen by Dask)")
     worker.add_argument("--timeout", type=float, default=60.0, help="seconds to reach the scheduler (default 60)")
+    _add_tls_arguments(worker)
 
     demo = commands.add_parser(
         "demo", help="train TF's Iris DNNClassifier walk-through on a local Dask cluster",
@@ -96,17 +110,37 @@ def _say(line: str = "") -> None:
     print(line, flush=True)
 
 
+def _security(args):
+    """The ``Security`` of ``--tls-*`` (None without them); SystemExit naming what is missing."""
+    if not (args.tls_ca_file or args.tls_cert or args.tls_key):
+        return None
+    if not (args.tls_ca_file and args.tls_cert):
+        raise SystemExit(f"dflow {args.command}: TLS needs both --tls-ca-file and --tls-cert (and --tls-key "
+                         f"unless the certificate file holds the key)")
+    for path in (args.tls_ca_file, args.tls_cert, args.tls_key):
+        if path and not os.path.isfile(path):
+            raise SystemExit(f"dflow {args.command}: no such file: {path}")
+    from dflow.cluster.security import security_from_files
+
+    return security_from_files(args.tls_ca_file, args.tls_cert, args.tls_key)
+
+
 def run_cluster(args) -> int:
     from dflow.cluster.local_cluster import LocalCluster
 
+    security = _security(args)
     stop = _stop_event()
     t0 = time.perf_counter()
     cluster = LocalCluster(ps=args.ps, workers=args.workers, gpus_per_worker=args.gpus_per_worker,
-                           threads_per_worker=args.threads_per_worker, dashboard_address=args.dashboard_address)
+                           threads_per_worker=args.threads_per_worker, dashboard_address=args.dashboard_address,
+                           security=security)
     try:
         _say(f"dflow cluster: {args.ps} ps and {args.workers} worker tasks started in "
              f"{time.perf_counter() - t0:.1f} s")
         _say(f"  target:    {cluster.target}    (tf.Session(target), or DFLOW_SCHEDULER for `dflow worker`)")
+        if cluster.security is not None:
+            _say("  TLS:       clients need the certificate: dflow.cluster.set_security(ca_file=..., cert=..., "
+                 "key=...)")
         if cluster.dashboard_link:
             note = "" if importlib.util.find_spec("bokeh") else "    (pip install bokeh for the dashboard pages)"
             _say(f"  dashboard: {cluster.dashboard_link}{note}")
@@ -126,13 +160,14 @@ def run_worker(args) -> int:
     from dflow.cluster.server import Server
     from dflow.framework import errors
 
+    security = _security(args)
     stop = _stop_event()
     spec = {"scheduler": [args.scheduler]}
     if args.listen:
         spec[args.job] = {args.task: args.listen}
     try:
         server = Server(spec, job_name=args.job, task_index=args.task, nthreads=args.nthreads, gpus=args.gpus,
-                        timeout=args.timeout)
+                        timeout=args.timeout, security=security)
     except (errors.OpError, ValueError) as e:
         print(f"dflow worker: {e}", file=sys.stderr, flush=True)
         return 1

@@ -5,12 +5,13 @@ Importing this package does not import ``distributed``; making a cluster or a
 server does.
 """
 
-from dflow.cluster import cluster_spec, device_map, local_cluster, server  # noqa: F401
+from dflow.cluster import cluster_spec, device_map, local_cluster, security, server  # noqa: F401
 from dflow.cluster.cluster_spec import ClusterSpec
 from dflow.cluster.local_cluster import LocalCluster
+from dflow.cluster.security import set_security
 from dflow.cluster.server import Server
 
-__all__ = ["ClusterSpec", "LocalCluster", "Server"]
+__all__ = ["ClusterSpec", "LocalCluster", "Server", "set_security"]
 
 # Imported after ``import dflow`` finished (``import dflow.cluster``), the exports
 # above must still reach ``dflow.LocalCluster`` and ``dflow.train.*``; during

@@ -162,6 +162,11 @@ class LocalCluster:
         ``None`` disables it.
     processes : bool
         One process per task (``Nanny``), or in-process workers (``Worker``).
+    security : bool or distributed.Security
+        ``True``: TLS with a fresh self-signed certificate (``Security.temporary()``,
+        needs ``cryptography``); a ``Security``: TLS with its credentials. Scheduler
+        and workers then listen on ``tls://`` only, and sessions made in this
+        process reach them with these credentials (``dflow.cluster.security``).
     **kwargs
         Passed to each worker's constructor (``memory_limit``, ...).
 
@@ -174,9 +179,11 @@ class LocalCluster:
     """
 
     def __init__(self, ps: int = 1, workers: int = 2, gpus_per_worker: int = 0, threads_per_worker: int = 1,
-                 dashboard_address: str | None = ":8787", processes: bool = True, **kwargs):
+                 dashboard_address: str | None = ":8787", processes: bool = True, security=None, **kwargs):
         import dask
         from distributed import Nanny, Scheduler, SpecCluster, Worker
+
+        from dflow.cluster.security import make_security
 
         if ps < 0 or workers < 0 or ps + workers == 0:
             raise ValueError(f"A LocalCluster needs at least one task; got ps={ps}, workers={workers}.")
@@ -190,7 +197,10 @@ class LocalCluster:
         self.worker_names = ([worker_name("ps", i) for i in range(self.ps)]
                              + [worker_name("worker", i) for i in range(self.workers)])
 
+        self.security = make_security(security)
         common = {"nthreads": int(threads_per_worker), "host": "127.0.0.1"}
+        tls = {"protocol": "tls://", "security": self.security} if self.security is not None else {}
+        common.update(tls)
         # As Dask's LocalCluster: the tasks share the machine's memory (a float is a fraction of it).
         common["memory_limit"] = kwargs.pop("memory_limit", 1.0 / len(self.worker_names))
         if self.processes:
@@ -213,18 +223,22 @@ class LocalCluster:
                 opts["preload"] = opts.get("preload", []) + [_compute_threads_preload(self.workers)]
             specs[name] = {"cls": Nanny if self.processes else Worker, "options": opts}
         scheduler = {"cls": Scheduler, "options": {
-            "host": "127.0.0.1", "port": 0, "preload": ["dflow.dashboard"],
+            "host": "127.0.0.1", "port": 0, "preload": ["dflow.dashboard"], **tls,
             # The scheduler always serves HTTP (health, metrics); without a dashboard, on
             # any free port rather than 8787, which another cluster may hold.
             "dashboard": self._dashboard, "dashboard_address": dashboard_address if self._dashboard else ":0"}}
         with dask.config.set({**SCHEDULER_CONFIG, **_worker_process_environ()}):
             self._cluster = SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.WARN,
-                                        name="dflow.LocalCluster")
+                                        name="dflow.LocalCluster", security=self.security)
+        if self.security is not None:
+            from dflow.cluster.security import set_security
+
+            set_security(self.security, self._cluster.scheduler_address)  # tf.Session(cluster.target) finds it
 
     # -- what sessions and users need ----------------------------------------------------
     @property
     def scheduler_address(self) -> str:
-        """The scheduler's address, ``tcp://127.0.0.1:PORT``."""
+        """The scheduler's address, ``tcp://127.0.0.1:PORT`` (``tls://`` with ``security``)."""
         return self._live().scheduler_address
 
     @property
@@ -278,6 +292,7 @@ class LocalCluster:
         """A new ``distributed.Client`` connected to this cluster."""
         from distributed import Client
 
+        kwargs.setdefault("security", self.security)
         return Client(self.scheduler_address, **kwargs)
 
     # -- lifetime -------------------------------------------------------------------------
@@ -285,6 +300,10 @@ class LocalCluster:
         """Stops the workers and the scheduler; calling it again does nothing."""
         cluster, self._cluster = self._cluster, None
         if cluster is not None:
+            if self.security is not None:
+                from dflow.cluster.security import set_security
+
+                set_security(None, cluster.scheduler_address)
             cluster.close(timeout=timeout)
 
     @property

@@ -173,7 +173,10 @@ class Server:
     machine's cores), ``gpus`` (the worker's Dask ``GPU`` resource, so it
     serves ``.../device:GPU:0..gpus-1``), ``dashboard_address`` (for a server
     that runs the scheduler; ``None`` disables) and ``timeout`` (seconds to
-    reach the scheduler on start).
+    reach the scheduler on start), ``security`` (TLS: ``True`` or a
+    ``distributed.Security``; by default the credentials registered for the
+    scheduler's address, ``dflow.cluster.set_security``, so a server joins a
+    ``LocalCluster(security=True)`` of its own process over ``tls://``).
 
     The worker listens on this task's address in the cluster spec when the
     spec lists it (port 0: any free port), else where Dask chooses.
@@ -185,13 +188,22 @@ class Server:
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None,
                  start=True, *, nthreads: int | None = None, gpus: int = 0,
-                 dashboard_address: str | None = ":8787", timeout: float = _START_TIMEOUT_S):
+                 dashboard_address: str | None = ":8787", timeout: float = _START_TIMEOUT_S, security=None):
+        from dflow.cluster.security import make_security, security_for
+
         self._server_def = make_server_def(server_or_cluster_def, job_name, task_index, protocol, config)
         cluster = ClusterSpec(self._server_def.cluster)
         job, task = self._server_def.job_name, self._server_def.task_index
         self._protocol = _dask_protocol(self._server_def.protocol)
         self._hosts_scheduler = job == SCHEDULER_JOB
+        self._security = make_security(security)
+        if self._security is not None and self._protocol == "tcp":
+            self._protocol = "tls"
         self._scheduler_address = find_scheduler(cluster, self._protocol)
+        if self._security is None and not self._hosts_scheduler:
+            self._security = security_for(self._scheduler_address)
+        if self._scheduler_address.startswith("tls://") and self._protocol == "tcp":
+            self._protocol = "tls"
         self._own_address = None
         if job in cluster.jobs and task in cluster.task_indices(job):
             self._own_address = cluster.task_address(job, task)
@@ -233,11 +245,13 @@ class Server:
             rt.start(
                 scheduler=dict(host=host, port=port, protocol=self._protocol,
                                dashboard=self._dashboard_address is not None,
-                               dashboard_address=self._dashboard_address or ":0") if self._hosts_scheduler else None,
+                               dashboard_address=self._dashboard_address or ":0",
+                               security=self._security) if self._hosts_scheduler else None,
                 worker=None if self._hosts_scheduler else dict(
                     scheduler_address=self._scheduler_address, name=worker_name(job, task), host=host,
                     port=port or None, protocol=self._protocol, nthreads=self._nthreads,
-                    resources={"GPU": self._gpus} if self._gpus > 0 else None, death_timeout=self._timeout),
+                    resources={"GPU": self._gpus} if self._gpus > 0 else None, death_timeout=self._timeout,
+                    security=self._security),
                 timeout=self._timeout)
         except BaseException as e:
             rt.stop()

@@ -91,17 +91,23 @@ class PendingFiles:
             self._remote.append((fs, fs_path, _as_str(path), buffer.getvalue()))
             return
         tmp = _temp_name(path)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-        self._pending.append((tmp, path))
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            self._pending.append((tmp, path))
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as e:  # disk full is ResourceExhaustedError naming the file, as TF's
+            raise os_error(e, path) from None
 
     def commit(self) -> None:
         directories = []
         for tmp, path in self._pending:
-            os.replace(tmp, path)
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise os_error(e, path) from None
             directory = os.path.dirname(os.path.abspath(path))
             if directory not in directories:
                 directories.append(directory)

@@ -50,12 +50,19 @@ def _connect(target, timeout_s: float):
         raise errors.UnavailableError(
             None, None, f"{address} is a TensorFlow gRPC address; dflow sessions connect to Dask schedulers "
                         f"(tcp://host:port). Start one with `dflow cluster` or use dflow.LocalCluster().target.")
+    from dflow.cluster.security import connect_error, has_client_credentials, security_for
+
+    # TLS: the LocalCluster's own Security, one registered with dflow.cluster.set_security, else
+    # Dask's configuration. The client's connection_args then serve every connection of the
+    # session, the direct runs' worker RPCs (_CallerLoop) included.
+    security = security_for(target)
+    if address.startswith("tls://") and security is None and not has_client_credentials():
+        # Checked here: a Client that fails for want of an SSL context is left half made (Dask).
+        raise connect_error(address, OSError("no TLS credentials for this client"), timeout_s)
     try:
-        client = distributed.Client(address, timeout=timeout_s, set_as_default=False)
+        client = distributed.Client(address, timeout=timeout_s, set_as_default=False, security=security)
     except (OSError, TimeoutError) as e:
-        raise errors.UnavailableError(
-            None, None, f"Could not connect to the Dask scheduler at {address} within {timeout_s:g} s: {e}") \
-            from None
+        raise connect_error(address, e, timeout_s) from None
     return client, True
 
 

@@ -74,12 +74,15 @@ def _write_tensor(f, arr: np.ndarray, dtype) -> tuple[int, int]:
     return le.nbytes, zlib.crc32(le)
 
 
-def write_checkpoint(prefix: str, tensors) -> None:
+def write_checkpoint(prefix: str, tensors, also=()) -> None:
     """Writes ``[(name, dtype, value), ...]`` as the checkpoint ``prefix``.
 
-    Both files go to temporary names first; the data file is renamed into
-    place before the index, so an index on disk always describes a complete
-    data file. A failure leaves any previous checkpoint at ``prefix`` as it was.
+    Both files, and the ``also`` files (``[(path, bytes)]``: the meta graph),
+    go to temporary names first and are renamed into place only once all are
+    written; the data file is renamed before the index, so an index on disk
+    always describes a complete data file. A failure while writing (a full
+    disk: ``ResourceExhaustedError`` naming the file) leaves any previous
+    checkpoint at ``prefix`` as it was.
     """
     entries: dict = {}
     size = [0]
@@ -103,6 +106,8 @@ def write_checkpoint(prefix: str, tensors) -> None:
         index = {"format": FORMAT, "version": VERSION, "byte_order": "little", "string_encoding": "u64-length-prefixed",
                  "data_files": 1, "data_size": size[0], "tensors": dict(sorted(entries.items()))}
         files.write(index_filename(prefix), lambda f: f.write(json.dumps(index, indent=1).encode("utf-8")))
+        for path, data in also:
+            files.write(path, lambda f, data=data: f.write(data))
         files.commit()
 
 

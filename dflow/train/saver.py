@@ -50,8 +50,10 @@ included) is a ``tf.errors.DataLossError``.
 
 Crash safety: every file is written to a hidden temporary name in the same
 directory, flushed and fsynced, then ``os.replace``d into place, in the order
-data, index, meta graph, and the ``checkpoint`` state file last. A crash or
-error mid-save leaves the previous latest checkpoint as the latest, intact.
+data, index, meta graph (all three written before the first is renamed), and
+the ``checkpoint`` state file last. A crash or error mid-save (a full disk is
+``ResourceExhaustedError`` naming the file, another I/O error ``UnknownError``)
+leaves the previous latest checkpoint as the latest, intact.
 (Re-saving to the *same* prefix replaces its data and index files one after
 the other: only a crash between those two renames can leave that prefix
 unreadable, and it is then reported as ``DataLossError``, never misread.)
@@ -431,13 +433,20 @@ class Saver:
             checkpoint_file = save_path
         if save_dir and file_io.is_local(save_dir) and not file_io.isdir(save_dir):  # object stores: no dirs
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        if not self._is_empty:
-            checkpoint_format.write_checkpoint(checkpoint_file, _assembled(self._entries, values))
-        if write_meta_graph:
-            self._write_meta_graph(checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix),
-                                   getattr(sess, "graph", None) or self._graph, strip_default_attrs)
+        meta_path = checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix)
+        meta = self._meta_graph_bytes(meta_path, getattr(sess, "graph", None) or self._graph,
+                                      strip_default_attrs) if write_meta_graph else None
         if self._is_empty:
+            if meta is not None:
+                file_io.atomic_write_bytes(meta_path, meta)
             return None
+        # The meta graph is written with the checkpoint's files and renamed into place with them, so a
+        # failure (a full disk) never leaves a prefix with new tensors but no or a stale meta graph.
+        checkpoint_format.write_checkpoint(checkpoint_file, _assembled(self._entries, values),
+                                           also=[(meta_path, meta)] if meta is not None else [])
+        if write_meta_graph and meta is None:
+            with contextlib.suppress(errors.NotFoundError):
+                file_io.remove(meta_path)  # a stale one from an earlier save to this prefix would not match
         if write_state:
             self._record_last_checkpoint(checkpoint_file)
             checkpoint_management.update_checkpoint_state_internal(
@@ -446,16 +455,17 @@ class Saver:
             self._maybe_delete_old_checkpoints(meta_graph_suffix)
         return checkpoint_file
 
-    def _write_meta_graph(self, path: str, graph, strip_default_attrs: bool) -> None:
-        from dflow.framework.graph_io import UnserializableGraphError
+    def _meta_graph_bytes(self, path: str, graph, strip_default_attrs: bool):
+        """The bytes of the meta graph file ``path``; None if the graph cannot be serialized."""
+        from dflow.framework import graph_io
 
         try:
-            self.export_meta_graph(path, strip_default_attrs=strip_default_attrs, graph=graph)
-        except UnserializableGraphError as e:
+            meta = self.export_meta_graph(None, strip_default_attrs=strip_default_attrs, graph=graph)
+            return graph_io.dumps(meta.to_dict())
+        except graph_io.UnserializableGraphError as e:
             # The checkpoint itself is fine: restoring needs only the code that built the graph.
             _log.warning("Checkpoint saved without a meta graph (%s): %s", path, e)
-            with contextlib.suppress(errors.NotFoundError):
-                file_io.remove(path)  # a stale one from an earlier save to this prefix would not match
+            return None
 
     def restore(self, sess, save_path) -> None:
         """Assigns every variable its value in checkpoint ``save_path`` (one ``sess.run``).

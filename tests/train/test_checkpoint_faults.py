@@ -1,0 +1,265 @@
+"""Checkpoints under faults (issue 15): a writer killed at random points, a full disk, hostile files.
+
+Every case ends with ``latest_checkpoint`` naming a complete checkpoint that
+restores, and loading a crafted file never runs code from it.
+"""
+
+import errno
+import os
+import pickle
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import dflow as tf
+from dflow.framework import file_io
+from dflow.train import checkpoint_format
+
+SIZE = 300_000  # floats per variable: big enough that a kill often lands inside a write
+
+WRITER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import dflow as tf
+
+    d, size = sys.argv[1], int(sys.argv[2])
+    step = tf.Variable(0, dtype=tf.int64, name="step")
+    a = tf.Variable(np.zeros(size, np.float32), name="a")
+    b = tf.Variable(np.zeros(size, np.float32), name="b")
+    bump = tf.group(step.assign_add(1), a.assign_add(np.ones(size, np.float32)),
+                    b.assign_sub(np.ones(size, np.float32)))
+    saver = tf.train.Saver(max_to_keep=3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        latest = tf.train.latest_checkpoint(d)
+        if latest:
+            saver.restore(sess, latest)
+            saver.recover_last_checkpoints(tf.train.get_checkpoint_state(d).all_model_checkpoint_paths)
+        print("ready", flush=True)
+        while True:
+            sess.run(bump)
+            saver.save(sess, d + "/model.ckpt", global_step=step)
+""")
+
+
+def _check_directory(d: str, last_step: int) -> int:
+    """Asserts the latest checkpoint of ``d`` restores consistently; returns its step."""
+    latest = tf.train.latest_checkpoint(d)
+    assert latest is not None, os.listdir(d)
+    step = int(latest.rsplit("-", 1)[1])
+    assert step >= last_step  # progress is never lost
+    with tf.Graph().as_default():
+        s = tf.Variable(0, dtype=tf.int64, name="step")
+        a = tf.Variable(np.zeros(SIZE, np.float32), name="a")
+        b = tf.Variable(np.zeros(SIZE, np.float32), name="b")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            saver.restore(sess, latest)
+            got_step, got_a, got_b = sess.run([s, a, b])
+    assert got_step == step
+    np.testing.assert_array_equal(got_a, np.full(SIZE, step, np.float32))
+    np.testing.assert_array_equal(got_b, np.full(SIZE, -step, np.float32))
+    # Every checkpoint whose index is in place is complete (the data file is renamed first).
+    for name in os.listdir(d):
+        if name.endswith(".index") and not name.startswith("."):
+            prefix = os.path.join(d, name[:-len(".index")])
+            reader = tf.train.NewCheckpointReader(prefix)
+            assert reader.get_tensor("step") == int(prefix.rsplit("-", 1)[1])
+    return step
+
+
+def test_a_writer_killed_at_random_points_never_leaves_a_broken_latest_checkpoint(tmp_path):
+    d = str(tmp_path)
+    rng = random.Random(15)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tf.__file__)))
+    last_step, kills = 0, 0
+    deadline = time.monotonic() + 60
+    for _ in range(6):
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, d, str(SIZE)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env)
+        try:
+            line = b""
+            while line.strip() != b"ready":
+                line = proc.stdout.readline()
+                assert line, proc.stderr.read().decode()
+                assert time.monotonic() < deadline, "the writer did not start in time"
+            # Wait for at least one checkpoint of this writer, then kill it at a random moment.
+            while (tf.train.latest_checkpoint(d) is None or
+                   int(tf.train.latest_checkpoint(d).rsplit("-", 1)[1]) <= last_step):
+                assert proc.poll() is None, proc.stderr.read().decode()
+                assert time.monotonic() < deadline, "the writer saved nothing in time"
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, 0.25))
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            proc.stdout.close()
+            proc.stderr.close()
+        assert proc.returncode == -signal.SIGKILL
+        kills += 1
+        last_step = _check_directory(d, last_step)
+    assert kills == 6 and last_step >= 6
+
+
+# -- disk full ---------------------------------------------------------------------------------
+
+
+def _saved(tmp_path):
+    v = tf.Variable(np.arange(1000, dtype=np.float32), name="v")
+    saver = tf.train.Saver()
+    sess = tf.Session()
+    sess.run(v.initializer)
+    first = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=1)
+    sess.run(v.assign(v * 0.0 - 1.0))
+    return v, saver, sess, first
+
+
+def _fail_on_write(monkeypatch, err: OSError, after_bytes: int = 100):
+    """Every file opened for writing by the checkpoint layer fails with ``err`` after ``after_bytes``."""
+    real_fdopen = os.fdopen
+
+    class Failing:
+        def __init__(self, f):
+            self._f, self._n = f, 0
+
+        def write(self, data):
+            self._n += len(memoryview(data).cast("B"))
+            if self._n > after_bytes:
+                raise err
+            return self._f.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self._f, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._f.close()
+
+    monkeypatch.setattr(file_io.os, "fdopen", lambda fd, mode: Failing(real_fdopen(fd, mode)))
+
+
+@pytest.mark.parametrize("err, cls", [(OSError(errno.ENOSPC, "No space left on device"),
+                                       tf.errors.ResourceExhaustedError),
+                                      (OSError(errno.EIO, "Input/output error"), tf.errors.UnknownError)])
+@pytest.mark.parametrize("after_bytes", [0, 100, 5000])  # 5000: data and index written, meta fails
+def test_disk_full_is_a_tf_error_naming_the_file_and_the_previous_checkpoint_stays(tmp_path, monkeypatch, err,
+                                                                                     cls, after_bytes):
+    v, saver, sess, first = _saved(tmp_path)
+    with sess:
+        before = sorted(os.listdir(tmp_path))
+        _fail_on_write(monkeypatch, err, after_bytes)
+        with pytest.raises(cls, match=r"model\.ckpt-2\.(data-00000-of-00001|index|meta)") as info:
+            saver.save(sess, str(tmp_path / "model.ckpt"), global_step=2)
+        assert err.strerror in str(info.value)
+        with pytest.raises(cls, match=r"model\.ckpt-1"):  # overwriting the latest prefix itself
+            saver.save(sess, str(tmp_path / "model.ckpt"), global_step=1)
+        monkeypatch.undo()
+        after = sorted(os.listdir(tmp_path))
+        assert [n for n in after if n.endswith(".tmp")] == []  # temporary files are removed
+        # Nothing new is on disk: the meta graph is written before any file is renamed.
+        assert after == before
+        assert tf.train.latest_checkpoint(str(tmp_path)) == first
+        saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
+        np.testing.assert_array_equal(sess.run(v), np.arange(1000, dtype=np.float32))
+        # Once there is room again, saving works and moves the latest checkpoint on.
+        assert saver.save(sess, str(tmp_path / "model.ckpt"), global_step=3) == tf.train.latest_checkpoint(
+            str(tmp_path))
+
+
+def test_a_state_file_that_cannot_be_renamed_keeps_the_previous_latest(tmp_path, monkeypatch):
+    v, saver, sess, first = _saved(tmp_path)
+    real_replace = os.replace
+
+    def replace(src, dst):
+        if os.path.basename(dst) == "checkpoint":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_replace(src, dst)
+
+    with sess:
+        monkeypatch.setattr(file_io.os, "replace", replace)
+        with pytest.raises(tf.errors.ResourceExhaustedError, match="checkpoint; No space left"):
+            saver.save(sess, str(tmp_path / "model.ckpt"), global_step=2)
+        monkeypatch.undo()
+        assert tf.train.latest_checkpoint(str(tmp_path)) == first
+        assert [n for n in os.listdir(tmp_path) if n.endswith(".tmp")] == []
+
+
+# -- loading never executes code ------------------------------------------------------------------
+
+
+class CreatesAFile:
+    """Unpickling this creates a file: what a pickle-based loader would run."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+@pytest.fixture
+def payload(tmp_path):
+    marker = tmp_path / "pwned"
+    return pickle.dumps(CreatesAFile(str(marker)), protocol=2), marker
+
+
+def _checkpoint(tmp_path):
+    v = tf.Variable(np.arange(4, dtype=np.float32), name="v")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        return saver, saver.save(sess, str(tmp_path / "m"))
+
+
+@pytest.mark.parametrize("where", ["index", "index_prefix", "data", "data_in_range"])
+def test_a_checkpoint_carrying_a_pickle_is_refused_and_never_runs(tmp_path, payload, where):
+    data, marker = payload
+    saver, path = _checkpoint(tmp_path)
+    index, data_file = checkpoint_format.index_filename(path), checkpoint_format.data_filename(path)
+    if where == "index":
+        open(index, "wb").write(data)
+    elif where == "index_prefix":  # a valid-looking start, then a pickle
+        open(index, "wb").write(b'{"format": "dflow-checkpoint", ' + data)
+    elif where == "data":
+        open(data_file, "wb").write(data)
+    else:  # the pickle sits exactly where the tensor's bytes are expected
+        raw = bytearray(open(data_file, "rb").read())
+        raw[:len(data[:16])] = data[:16]
+        open(data_file, "wb").write(bytes(raw))
+    with tf.Session() as sess, pytest.raises(tf.errors.DataLossError, match=os.path.basename(path)):
+        saver.restore(sess, path)
+    with pytest.raises(tf.errors.DataLossError):
+        tf.train.load_variable(path, "v")
+    assert not marker.exists()
+
+
+def test_a_meta_graph_carrying_a_pickle_is_refused_and_never_runs(tmp_path, payload):
+    data, marker = payload
+    meta = tmp_path / "m.meta"
+    meta.write_bytes(data)
+    with tf.Graph().as_default():
+        with pytest.raises(OSError, match=r"Cannot parse file .*m\.meta.*not JSON"):
+            tf.train.import_meta_graph(str(meta))
+        with pytest.raises(OSError, match="Cannot parse file"):
+            tf.train.read_meta_graph_file(str(meta))
+    # A graph file (tf.io.write_graph's) is refused the same way.
+    with tf.Graph().as_default(), pytest.raises((ValueError, tf.errors.OpError), match="not JSON"):
+        tf.import_graph_def(data)
+    # A meta graph whose JSON embeds the pickle as a tensor value: bytes stay bytes, nothing runs.
+    with tf.Graph().as_default():
+        c = tf.constant([data], name="c")
+        tf.train.export_meta_graph(str(meta))
+        assert c.op.name == "c"
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(str(meta))
+        with tf.Session() as sess:
+            assert sess.run(g.get_tensor_by_name("c:0")).tolist() == [data]
+    assert not marker.exists()
