@@ -5,6 +5,7 @@ restores, and loading a crafted file never runs code from it.
 """
 
 import errno
+import json
 import os
 import pickle
 import random
@@ -263,3 +264,57 @@ def test_a_meta_graph_carrying_a_pickle_is_refused_and_never_runs(tmp_path, payl
         with tf.Session() as sess:
             assert sess.run(g.get_tensor_by_name("c:0")).tolist() == [data]
     assert not marker.exists()
+
+
+def _json_paths(o, pre=()):
+    yield pre
+    if isinstance(o, dict):
+        for k, v in o.items():
+            yield from _json_paths(v, pre + (k,))
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            yield from _json_paths(v, pre + (i,))
+
+
+def test_crafted_meta_graphs_are_clear_errors_never_python_ones(tmp_path):
+    """Valid JSON of the wrong shape (a value swapped or a key dropped anywhere, or the file cut short):
+    ``OSError`` (cannot parse) or ``ValueError`` (malformed) naming the file, never a ``TypeError``,
+    ``KeyError``, ``AttributeError`` or ``IndexError`` from inside the importer."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(np.ones((3, 2), np.float32), name="w")
+        tf.nn.relu(tf.matmul(x, w), name="y")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            path = saver.save(sess, str(tmp_path / "m"))
+    raw = open(path + ".meta", "rb").read()
+    where = list(_json_paths(json.loads(raw)))[1:]
+    rng = random.Random(15)
+    values = [None, 0, -1, 10 ** 12, "", "x", [], {}, [1], 1.5, True, "float32", {"a": 1}]
+    crafted = str(tmp_path / "crafted.meta")
+    outcomes = {"refused": 0, "imported": 0}
+    for _ in range(400):
+        doc = json.loads(raw)
+        at = rng.choice(where)
+        parent = doc
+        for k in at[:-1]:
+            parent = parent[k]
+        if isinstance(parent, dict) and rng.random() < 0.2:
+            del parent[at[-1]]
+        else:
+            parent[at[-1]] = rng.choice(values)
+        data = json.dumps(doc).encode()
+        if rng.random() < 0.1:
+            data = data[:rng.randrange(len(data))]
+        open(crafted, "wb").write(data)
+        with tf.Graph().as_default():
+            try:
+                tf.train.import_meta_graph(crafted)
+                outcomes["imported"] += 1  # a harmless change (a value nothing reads)
+            except OSError as e:
+                assert "crafted.meta" in str(e)
+                outcomes["refused"] += 1
+            except (ValueError, tf.errors.OpError):
+                outcomes["refused"] += 1
+    assert outcomes["refused"] > 200, outcomes
