@@ -276,25 +276,14 @@ def _json_paths(o, pre=()):
             yield from _json_paths(v, pre + (i,))
 
 
-def test_crafted_meta_graphs_are_clear_errors_never_python_ones(tmp_path):
-    """Valid JSON of the wrong shape (a value swapped or a key dropped anywhere, or the file cut short):
-    ``OSError`` (cannot parse) or ``ValueError`` (malformed) naming the file, never a ``TypeError``,
-    ``KeyError``, ``AttributeError`` or ``IndexError`` from inside the importer."""
-    with tf.Graph().as_default():
-        x = tf.placeholder(tf.float32, [None, 3], name="x")
-        w = tf.Variable(np.ones((3, 2), np.float32), name="w")
-        tf.nn.relu(tf.matmul(x, w), name="y")
-        saver = tf.train.Saver()
-        with tf.Session() as sess:
-            sess.run(w.initializer)
-            path = saver.save(sess, str(tmp_path / "m"))
-    raw = open(path + ".meta", "rb").read()
+def _crafted_json(raw: bytes, count: int, seed: int = 15):
+    """``count`` variants of the JSON document ``raw``: one value anywhere swapped for one of another
+    type or size, or its key dropped; one in ten also cut short."""
     where = list(_json_paths(json.loads(raw)))[1:]
-    rng = random.Random(15)
-    values = [None, 0, -1, 10 ** 12, "", "x", [], {}, [1], 1.5, True, "float32", {"a": 1}]
-    crafted = str(tmp_path / "crafted.meta")
-    outcomes = {"refused": 0, "imported": 0}
-    for _ in range(400):
+    rng = random.Random(seed)
+    values = [None, 0, -1, 10 ** 12, 2 ** 70, "", "x", [], {}, [1], [2, 3], 1.5, True, "float32", "string",
+              {"a": 1}]
+    for _ in range(count):
         doc = json.loads(raw)
         at = rng.choice(where)
         parent = doc
@@ -307,6 +296,46 @@ def test_crafted_meta_graphs_are_clear_errors_never_python_ones(tmp_path):
         data = json.dumps(doc).encode()
         if rng.random() < 0.1:
             data = data[:rng.randrange(len(data))]
+        yield data
+
+
+def test_crafted_checkpoint_indexes_are_data_loss_never_python_errors(tmp_path):
+    with tf.Graph().as_default():
+        tf.Variable(np.ones((3, 2), np.float32), name="w")
+        tf.Variable([b"ab", b"c"], name="s")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "m"))
+            index = checkpoint_format.index_filename(path)
+            refused = 0
+            for data in _crafted_json(open(index, "rb").read(), 400):
+                open(index, "wb").write(data)
+                try:
+                    saver.restore(sess, path)
+                except tf.errors.DataLossError as e:
+                    assert "m" in str(e)
+                    refused += 1
+                except (tf.errors.NotFoundError, tf.errors.InvalidArgumentError):
+                    refused += 1  # a renamed tensor, a changed shape or dtype
+    assert refused > 300
+
+
+def test_crafted_meta_graphs_are_clear_errors_never_python_ones(tmp_path):
+    """Valid JSON of the wrong shape (a value swapped or a key dropped anywhere, or the file cut short):
+    ``OSError`` (cannot parse) or ``ValueError`` (malformed) naming the file, never a ``TypeError``,
+    ``KeyError``, ``AttributeError`` or ``IndexError`` from inside the importer."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(np.ones((3, 2), np.float32), name="w")
+        tf.nn.relu(tf.matmul(x, w), name="y")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            path = saver.save(sess, str(tmp_path / "m"))
+    crafted = str(tmp_path / "crafted.meta")
+    outcomes = {"refused": 0, "imported": 0}
+    for data in _crafted_json(open(path + ".meta", "rb").read(), 400):
         open(crafted, "wb").write(data)
         with tf.Graph().as_default():
             try:
