@@ -347,3 +347,13 @@ def test_crafted_meta_graphs_are_clear_errors_never_python_ones(tmp_path):
             except (ValueError, tf.errors.OpError):
                 outcomes["refused"] += 1
     assert outcomes["refused"] > 200, outcomes
+    # The graph alone (tf.io.write_graph's bytes, read with tf.import_graph_def) is refused the same way.
+    graph_bytes = json.dumps(json.loads(open(path + ".meta", "rb").read())["graph_def"]).encode()
+    refused = 0
+    for data in _crafted_json(graph_bytes, 300, seed=16):
+        with tf.Graph().as_default():
+            try:
+                tf.import_graph_def(data)
+            except (ValueError, tf.errors.OpError):
+                refused += 1
+    assert refused > 150
