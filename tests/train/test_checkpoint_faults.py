@@ -263,6 +263,19 @@ def test_a_meta_graph_carrying_a_pickle_is_refused_and_never_runs(tmp_path, payl
         tf.train.import_meta_graph(str(meta))
         with tf.Session() as sess:
             assert sess.run(g.get_tensor_by_name("c:0")).tolist() == [data]
+    # Names in the file are only looked up in dflow's op registry: an op type or an array dtype
+    # naming Python code is refused, not imported.
+    doc = json.loads(meta.read_bytes())
+    for op_type, dtype in (("os.system", None), ("builtins.open", None), (None, "O"), (None, "|O")):
+        crafted = json.loads(json.dumps(doc))
+        op = crafted["graph_def"]["ops"][0]
+        if op_type:
+            op["type"] = op_type
+        else:
+            op["attrs"]["value"]["$ndarray"]["dtype"] = dtype
+        meta.write_text(json.dumps(crafted))
+        with tf.Graph().as_default(), pytest.raises((ValueError, OSError, tf.errors.OpError)):
+            tf.train.import_meta_graph(str(meta))
     assert not marker.exists()
 
 
