@@ -75,8 +75,9 @@ def _scheduler_tasks(address: str) -> dict:
     from distributed import Client
 
     from dflow.cluster.device_map import parse_task_name
+    from dflow.cluster.security import security_for
 
-    with Client(address, timeout=30) as client:
+    with Client(address, timeout=30, security=security_for(address)) as client:
         names = [w.get("name") for w in client.scheduler_info().get("workers", {}).values()]
     jobs: dict = {}
     for n in names:

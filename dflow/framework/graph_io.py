@@ -537,7 +537,11 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             raise TypeError(f"input_map values must be Tensors, got {t!r} for {key}")
         mapped[key] = t
     with graph.name_scope("import" if name is None else name) as scope:
-        importer = import_graph(doc, graph, scope, input_map=mapped)
+        try:
+            importer = import_graph(doc, graph, scope, input_map=mapped)
+        except (TypeError, KeyError, AttributeError, IndexError) as e:  # JSON of the wrong shape: crafted
+            raise ValueError(f"Cannot import the graph_def: it is malformed ({type(e).__name__}: {e}); dflow "
+                             f"imports graphs that dflow wrote.") from None
     unused = [k for k in mapped if k.rpartition(":")[0] not in importer.root.ops]
     if unused:
         raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(unused)}]")

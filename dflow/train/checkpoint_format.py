@@ -19,6 +19,7 @@ array([1., 1.], dtype=float32)
 from __future__ import annotations
 
 import json
+import math
 import os
 import struct
 import zlib
@@ -119,7 +120,7 @@ def _corrupt(path: str, what: str) -> errors.DataLossError:
 
 
 def _is_count(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2 ** 63
 
 
 class CheckpointReader:
@@ -168,14 +169,15 @@ class CheckpointReader:
         self._data_size = size
         entries = {}
         for name, e in tensors.items():
-            if not isinstance(e, dict) or e.get("dtype") not in _DTYPES or not isinstance(e.get("shape"), list) \
+            if not isinstance(e, dict) or not isinstance(e.get("dtype"), str) or e["dtype"] not in _DTYPES \
+                    or not isinstance(e.get("shape"), list) \
                     or not all(_is_count(d) for d in e["shape"]) \
                     or not all(_is_count(e.get(k)) for k in ("offset", "length", "crc32")):
                 raise _corrupt(path, f"the entry of tensor {name!r} is malformed")
             dtype = _DTYPES[e["dtype"]]
             if e["offset"] + e["length"] > size:
                 raise _corrupt(path, f"tensor {name!r} lies beyond the end of the data")
-            n = int(np.prod(e["shape"], dtype=np.int64))
+            n = math.prod(e["shape"])  # exact: a crafted shape must not wrap around
             if dtype is not dtypes.string and e["length"] != n * dtype.size:
                 raise _corrupt(path, f"tensor {name!r} has {e['length']} bytes for shape {e['shape']}")
             entries[name] = (dtype, tuple(e["shape"]), e["offset"], e["length"], e["crc32"])

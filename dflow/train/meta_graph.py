@@ -285,11 +285,19 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             pass
     else:
         prefix = ""
-    importer = graph_io.import_graph(meta.graph_def.to_dict(), graph, prefix, clear_devices=clear_devices,
-                                     input_map=input_map)
-    _decode_collections(meta.collection_def, importer, graph)
-    if meta.saver_def is not None:
-        return Saver(saver_def=meta.saver_def.renamed(importer.new_name))
+    what = meta_graph_or_file if isinstance(meta_graph_or_file, (str, os.PathLike)) else "the meta graph"
+    try:
+        importer = graph_io.import_graph(meta.graph_def.to_dict(), graph, prefix, clear_devices=clear_devices,
+                                         input_map=input_map)
+        _decode_collections(meta.collection_def, importer, graph)
+        saver_def = meta.saver_def.renamed(importer.new_name) if meta.saver_def is not None else None
+    except (TypeError, KeyError, AttributeError, IndexError) as e:
+        # A file is input: JSON of the wrong shape (crafted, or not dflow's) is a clear error, never
+        # a Python error from deep inside the importer.
+        raise ValueError(f"Cannot import {what}: it is malformed ({type(e).__name__}: {e}); dflow imports "
+                         f"meta graphs that dflow wrote.") from None
+    if saver_def is not None:
+        return Saver(saver_def=saver_def)
     if _default_var_list(graph):
         return Saver()
     _log.info("Saver not created because there are no variables in the graph to restore")

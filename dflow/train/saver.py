@@ -131,6 +131,24 @@ class SaverDef:
 
     @classmethod
     def from_dict(cls, d: dict) -> SaverDef:
+        """The ``SaverDef`` of ``to_dict``'s output; ``ValueError`` naming the field for anything else
+        (a meta graph file is input: a crafted one must not end in a ``TypeError`` deep inside)."""
+        if not isinstance(d, dict) or not set(d) <= set(cls().to_dict()):
+            raise ValueError(f"Not a SaverDef: {d!r:.200}")
+        for key in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            if not isinstance(d.get(key, ""), str):
+                raise ValueError(f"SaverDef field {key} must be a string, got {d[key]!r:.100}")
+        number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)  # noqa: E731
+        for key, ok in (("max_to_keep", lambda x: x is None or (number(x) and x == int(x))),
+                        ("keep_checkpoint_every_n_hours", number), ("version", number),
+                        ("sharded", lambda x: isinstance(x, bool))):
+            if key in d and not ok(d[key]):
+                raise ValueError(f"SaverDef field {key} has a value of the wrong type: {d[key]!r:.100}")
+        tensors = d.get("tensors", [])
+        entry = lambda t: isinstance(t, (list, tuple)) and len(t) in (3, 4) and all(isinstance(x, str) for x in t)  # noqa: E731
+        if not isinstance(tensors, (list, tuple)) or not all(entry(t) for t in tensors):
+            raise ValueError(f"SaverDef field tensors must list [checkpoint name, variable, placeholder(, slice "
+                             f"spec)] strings, got {tensors!r:.200}")
         return cls(**d)
 
     def renamed(self, rename) -> SaverDef:

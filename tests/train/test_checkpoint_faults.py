@@ -5,6 +5,7 @@ restores, and loading a crafted file never runs code from it.
 """
 
 import errno
+import json
 import os
 import pickle
 import random
@@ -30,10 +31,9 @@ WRITER = textwrap.dedent("""
 
     d, size = sys.argv[1], int(sys.argv[2])
     step = tf.Variable(0, dtype=tf.int64, name="step")
-    a = tf.Variable(np.zeros(size, np.float32), name="a")
-    b = tf.Variable(np.zeros(size, np.float32), name="b")
-    bump = tf.group(step.assign_add(1), a.assign_add(np.ones(size, np.float32)),
-                    b.assign_sub(np.ones(size, np.float32)))
+    a = tf.Variable(tf.zeros([size]), name="a")
+    b = tf.Variable(tf.zeros([size]), name="b")
+    bump = tf.group(step.assign_add(1), a.assign_add(tf.ones([size])), b.assign_sub(tf.ones([size])))
     saver = tf.train.Saver(max_to_keep=3)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -74,12 +74,13 @@ def _check_directory(d: str, last_step: int) -> int:
     return step
 
 
+@pytest.mark.timeout(240)
 def test_a_writer_killed_at_random_points_never_leaves_a_broken_latest_checkpoint(tmp_path):
     d = str(tmp_path)
     rng = random.Random(15)
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tf.__file__)))
     last_step, kills = 0, 0
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # generous for a loaded 2-core host; about 7 s when quiet
     for _ in range(6):
         proc = subprocess.Popen([sys.executable, "-c", WRITER, d, str(SIZE)], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=env)
@@ -262,4 +263,110 @@ def test_a_meta_graph_carrying_a_pickle_is_refused_and_never_runs(tmp_path, payl
         tf.train.import_meta_graph(str(meta))
         with tf.Session() as sess:
             assert sess.run(g.get_tensor_by_name("c:0")).tolist() == [data]
+    # Names in the file are only looked up in dflow's op registry: an op type or an array dtype
+    # naming Python code is refused, not imported.
+    doc = json.loads(meta.read_bytes())
+    for op_type, dtype in (("os.system", None), ("builtins.open", None), (None, "O"), (None, "|O")):
+        crafted = json.loads(json.dumps(doc))
+        op = crafted["graph_def"]["ops"][0]
+        if op_type:
+            op["type"] = op_type
+        else:
+            op["attrs"]["value"]["$ndarray"]["dtype"] = dtype
+        meta.write_text(json.dumps(crafted))
+        with tf.Graph().as_default(), pytest.raises((ValueError, OSError, tf.errors.OpError)):
+            tf.train.import_meta_graph(str(meta))
     assert not marker.exists()
+
+
+def _json_paths(o, pre=()):
+    yield pre
+    if isinstance(o, dict):
+        for k, v in o.items():
+            yield from _json_paths(v, pre + (k,))
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            yield from _json_paths(v, pre + (i,))
+
+
+def _crafted_json(raw: bytes, count: int, seed: int = 15):
+    """``count`` variants of the JSON document ``raw``: one value anywhere swapped for one of another
+    type or size, or its key dropped; one in ten also cut short."""
+    where = list(_json_paths(json.loads(raw)))[1:]
+    rng = random.Random(seed)
+    values = [None, 0, -1, 10 ** 12, 2 ** 70, "", "x", [], {}, [1], [2, 3], 1.5, True, "float32", "string",
+              {"a": 1}]
+    for _ in range(count):
+        doc = json.loads(raw)
+        at = rng.choice(where)
+        parent = doc
+        for k in at[:-1]:
+            parent = parent[k]
+        if isinstance(parent, dict) and rng.random() < 0.2:
+            del parent[at[-1]]
+        else:
+            parent[at[-1]] = rng.choice(values)
+        data = json.dumps(doc).encode()
+        if rng.random() < 0.1:
+            data = data[:rng.randrange(len(data))]
+        yield data
+
+
+def test_crafted_checkpoint_indexes_are_data_loss_never_python_errors(tmp_path):
+    with tf.Graph().as_default():
+        tf.Variable(np.ones((3, 2), np.float32), name="w")
+        tf.Variable([b"ab", b"c"], name="s")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "m"))
+            index = checkpoint_format.index_filename(path)
+            refused = 0
+            for data in _crafted_json(open(index, "rb").read(), 400):
+                open(index, "wb").write(data)
+                try:
+                    saver.restore(sess, path)
+                except tf.errors.DataLossError as e:
+                    assert "m" in str(e)
+                    refused += 1
+                except (tf.errors.NotFoundError, tf.errors.InvalidArgumentError):
+                    refused += 1  # a renamed tensor, a changed shape or dtype
+    assert refused > 300
+
+
+def test_crafted_meta_graphs_are_clear_errors_never_python_ones(tmp_path):
+    """Valid JSON of the wrong shape (a value swapped or a key dropped anywhere, or the file cut short):
+    ``OSError`` (cannot parse) or ``ValueError`` (malformed) naming the file, never a ``TypeError``,
+    ``KeyError``, ``AttributeError`` or ``IndexError`` from inside the importer."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(np.ones((3, 2), np.float32), name="w")
+        tf.nn.relu(tf.matmul(x, w), name="y")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            path = saver.save(sess, str(tmp_path / "m"))
+    crafted = str(tmp_path / "crafted.meta")
+    outcomes = {"refused": 0, "imported": 0}
+    for data in _crafted_json(open(path + ".meta", "rb").read(), 400):
+        open(crafted, "wb").write(data)
+        with tf.Graph().as_default():
+            try:
+                tf.train.import_meta_graph(crafted)
+                outcomes["imported"] += 1  # a harmless change (a value nothing reads)
+            except OSError as e:
+                assert "crafted.meta" in str(e)
+                outcomes["refused"] += 1
+            except (ValueError, tf.errors.OpError):
+                outcomes["refused"] += 1
+    assert outcomes["refused"] > 200, outcomes
+    # The graph alone (tf.io.write_graph's bytes, read with tf.import_graph_def) is refused the same way.
+    graph_bytes = json.dumps(json.loads(open(path + ".meta", "rb").read())["graph_def"]).encode()
+    refused = 0
+    for data in _crafted_json(graph_bytes, 300, seed=16):
+        with tf.Graph().as_default():
+            try:
+                tf.import_graph_def(data)
+            except (ValueError, tf.errors.OpError):
+                refused += 1
+    assert refused > 150
