@@ -70,8 +70,12 @@ def test_scheduled_runs_keep_their_worker_restrictions(cluster):
 
 
 def test_direct_runs_send_each_partition_to_its_worker_only(cluster):
-    """Direct runs (the default) bypass the scheduler: no task reaches it."""
+    """Direct runs (the default) bypass the scheduler: no task reaches it (what the task stream
+    shows of them are the workers' reports of their partitions, named after the ops)."""
     from distributed import get_task_stream
+
+    def transitions(dask_scheduler=None):
+        return dask_scheduler.transition_counter
 
     with tf.device("/job:ps/task:0"):
         v = tf.Variable([1.0, 2.0], name="direct_v")
@@ -81,9 +85,11 @@ def test_direct_runs_send_each_partition_to_its_worker_only(cluster):
         sess.run(v.initializer)
         sess.run(b)  # installs the graph (one client.run) and warms the plan
         with cluster.client() as client, get_task_stream(client=client) as ts:
+            before = client.run_on_scheduler(transitions)
             for _ in range(3):
                 np.testing.assert_allclose(sess.run(b), [3.0, 6.0])
-    assert ts.data == []
+            assert client.run_on_scheduler(transitions) == before
+    assert {r["key"].rsplit("-", 1)[0] for r in ts.data} <= {op.name for op in v.graph.get_operations()}
 
 
 def test_runs_from_many_threads_and_from_inside_an_event_loop(cluster):
