@@ -1,4 +1,4 @@
-"""Files TensorFlow 2.15 wrote (tests/io/data, made by tests/io/data/make_tf_files.py; see its README.txt)
+"""Files TensorFlow 2.15 wrote (tests/io/data, made by tools/make_tf_test_files.py; see tests/io/data/README.txt)
 read back by dflow: TFRecord bytes, parsed Examples and decoded pixels as TF gives them, and dflow's writers
 giving TF's bytes (/tmp/ref/tfdata/ref_pipeline.py, ref_corrupt.py)."""
 
@@ -115,8 +115,11 @@ def test_corrupted_tf_file_is_a_data_loss_error_at_tfs_offset(tmp_path):
 
 
 def _load_maker():
-    """make_tf_files.py, whose message builders take the ``tf`` module to build with (it imports TF only in main)."""
-    spec = importlib.util.spec_from_file_location("make_tf_files", path("make_tf_files.py"))
+    """tools/make_tf_test_files.py, whose message builders take the ``tf`` module to build with (it imports TF
+    only in main, which the suite never runs)."""
+    maker = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools",
+                         "make_tf_test_files.py")
+    spec = importlib.util.spec_from_file_location("make_tf_test_files", maker)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -179,7 +182,7 @@ def test_sequence_example_gives_tfs_values():
 
 
 def rgb8():
-    """The 6x5 RGB image make_tf_files.py encoded as rgb8.png."""
+    """The 6x5 RGB image tools/make_tf_test_files.py encoded as rgb8.png."""
     return ((np.arange(6)[:, None, None] * 40 + np.arange(5)[None, :, None] * 23
              + np.arange(3)[None, None, :] * 71) % 256).astype(np.uint8)
 

@@ -5,7 +5,7 @@ it wrote are checked in, and tests/io/test_tf_written_files.py reads them back
 and compares with the values TensorFlow gave (printed by this script and
 written into the tests as literals; the decoded JPEG pixels as .npy files).
 
-    TF_CPP_MIN_LOG_LEVEL=3 python tests/io/data/make_tf_files.py tests/io/data
+    TF_CPP_MIN_LOG_LEVEL=3 python tools/make_tf_test_files.py tests/io/data
 """
 
 import hashlib
