@@ -42,10 +42,8 @@ from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops import array_ops, math_ops, reduction_ops
 from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.feature_ops import bucketize, hashed_cross
-from dflow.ops.lookup_ops import vocabulary_lookup
+from dflow.ops.feature_ops import bucketize
 from dflow.ops.select_ops import where_v2
-from dflow.ops.string_ops import as_string, string_to_hash_bucket_fast
 from dflow.ops.variable_scope import get_variable
 
 _Ids = collections.namedtuple("_Ids", ["ids", "present", "weights"], defaults=(None,))
@@ -377,220 +375,6 @@ def bucketized_column(source_column, boundaries):
     return _BucketizedColumn(source_column, tuple(boundaries))
 
 
-# -- categorical columns ------------------------------------------------------------------------
-
-
-def _dtype_compatible(column, t: Tensor) -> None:
-    if column.dtype.is_integer != t.dtype.is_integer:
-        raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. key: {column.key}, column dtype: "
-                         f"{column.dtype!r}, tensor dtype: {t.dtype!r}")
-    _check_string_or_int(t.dtype, f"column_name: {column.key} input_tensor")
-
-
-class _HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
-        "HashedCategoricalColumn", ("key", "hash_bucket_size", "dtype"))):
-    """See ``categorical_column_with_hash_bucket``."""
-
-    __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def _num_buckets(self) -> int:
-        return self.hash_bucket_size
-
-    def _transform_feature(self, builder):
-        t, present = _categorical_input(builder, self.key, lambda t: _dtype_compatible(self, t))
-        strings = t if t.dtype is dtypes.string else as_string(t)
-        return _masked(string_to_hash_bucket_fast(strings, self.hash_bucket_size, name="lookup"), present)
-
-
-@tf_export("feature_column.categorical_column_with_hash_bucket")
-def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
-    """Ids by hashing: ``Fingerprint64(value) mod hash_bucket_size`` (integers hashed as their
-    decimal strings), exactly TF1's bucket for each value."""
-    if hash_bucket_size is None:
-        raise ValueError(f"hash_bucket_size must be set. key: {key}")
-    if hash_bucket_size < 1:
-        raise ValueError(f"hash_bucket_size must be at least 1. hash_bucket_size: {hash_bucket_size}, key: {key}")
-    _check_key(key)
-    dtype = dtypes.as_dtype(dtype)
-    _check_string_or_int(dtype, f"column_name: {key}")
-    return _HashedCategoricalColumn(key, int(hash_bucket_size), dtype)
-
-
-class _VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple(
-        "VocabularyListCategoricalColumn", ("key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"))):
-    """See ``categorical_column_with_vocabulary_list``."""
-
-    __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def _num_buckets(self) -> int:
-        return len(self.vocabulary_list) + self.num_oov_buckets
-
-    def _transform_feature(self, builder):
-        t, present = _categorical_input(builder, self.key, lambda t: _dtype_compatible(self, t))
-        if t.dtype.is_integer:
-            t = math_ops.cast(t, dtypes.int64)
-        ids = vocabulary_lookup(t, self.vocabulary_list, default_value=self.default_value,
-                                num_oov_buckets=self.num_oov_buckets, name=f"{self.key}_lookup")
-        return _masked(ids, present)
-
-
-@tf_export("feature_column.categorical_column_with_vocabulary_list")
-def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, default_value=-1, num_oov_buckets=0):
-    """Ids from an in-memory vocabulary (strings or integers): a value's index in
-    ``vocabulary_list``; other values go to one of ``num_oov_buckets`` hash buckets after
-    the vocabulary, or to ``default_value`` (-1: no id)."""
-    if vocabulary_list is None or len(vocabulary_list) < 1:
-        raise ValueError(f"vocabulary_list {vocabulary_list} must be non-empty, column_name: {key}")
-    if len(set(vocabulary_list)) != len(vocabulary_list):
-        raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, column_name: {key}")
-    np_vocab = np.array(vocabulary_list)
-    vocabulary_dtype = dtypes.string if np_vocab.dtype.kind in "USO" else dtypes.as_dtype(np_vocab.dtype)
-    if num_oov_buckets:
-        if default_value != -1:
-            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
-        if num_oov_buckets < 0:
-            raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
-    _check_string_or_int(vocabulary_dtype, f"column_name: {key} vocabulary")
-    if dtype is None:
-        dtype = vocabulary_dtype
-    else:
-        dtype = dtypes.as_dtype(dtype)
-        if dtype.is_integer != vocabulary_dtype.is_integer:
-            raise ValueError(f"dtype {dtype!r} and vocabulary dtype {vocabulary_dtype!r} do not match, column_name: "
-                             f"{key}")
-    _check_string_or_int(dtype, f"column_name: {key}")
-    _check_key(key)
-    return _VocabularyListCategoricalColumn(key, tuple(vocabulary_list), dtype, default_value, num_oov_buckets)
-
-
-class _IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
-        "IdentityCategoricalColumn", ("key", "number_buckets", "default_value"))):
-    """See ``categorical_column_with_identity``."""
-
-    __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def num_buckets(self) -> int:
-        return self.number_buckets
-
-    @property
-    def _num_buckets(self) -> int:
-        return self.number_buckets
-
-    def _transform_feature(self, builder):
-        def check(t):
-            if not t.dtype.is_integer:
-                raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {t.dtype!r}")
-
-        t, present = _categorical_input(builder, self.key, check)
-        values = math_ops.cast(t, dtypes.int64)
-        if self.default_value is not None:
-            out_of_range = math_ops.logical_or(
-                math_ops.less(values, convert_to_tensor(0, dtype=dtypes.int64)),
-                math_ops.greater_equal(values, convert_to_tensor(self.number_buckets, dtype=dtypes.int64)))
-            values = where_v2(out_of_range, convert_to_tensor(self.default_value, dtype=dtypes.int64), values)
-        return _masked(values, present)
-
-
-@tf_export("feature_column.categorical_column_with_identity")
-def categorical_column_with_identity(key, num_buckets, default_value=None):
-    """Integer inputs used as ids in ``[0, num_buckets)``; values out of range become
-    ``default_value`` when one is given (otherwise an embedding lookup of them fails at run
-    time and an indicator ignores them, as in TF1)."""
-    if num_buckets < 1:
-        raise ValueError(f"num_buckets {num_buckets} < 1, column_name {key}")
-    if default_value is not None and (default_value < 0 or default_value >= num_buckets):
-        raise ValueError(f"default_value {default_value} not in range [0, {num_buckets}), column_name {key}")
-    _check_key(key)
-    return _IdentityCategoricalColumn(key, int(num_buckets), default_value)
-
-
-# -- crossed_column -----------------------------------------------------------------------------
-
-
-def _leaf_keys(cross) -> list:
-    keys = []
-    for k in cross.keys:
-        keys.extend(_leaf_keys(k) if isinstance(k, _CrossedColumn) else [k])
-    return keys
-
-
-class _CrossedColumn(_CategoricalColumn, collections.namedtuple(
-        "CrossedColumn", ("keys", "hash_bucket_size", "hash_key"))):
-    """See ``crossed_column``."""
-
-    __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return "_X_".join(sorted(k.name if isinstance(k, _FeatureColumn) else k for k in _leaf_keys(self)))
-
-    @property
-    def _num_buckets(self) -> int:
-        return self.hash_bucket_size
-
-    def _transform_feature(self, builder):
-        from dflow.ops.creation_ops import fill
-
-        # TF1's sparse_cross takes its sparse inputs (categorical columns' ids) first, then
-        # its dense ones (raw features), whatever the order of ``keys``; the hash depends on it.
-        sparse_values, sparse_masks, dense_values, dense_masks = [], [], [], []
-        for key in _leaf_keys(self):
-            if isinstance(key, str):
-                t = builder.get(key)
-                if t.dtype is not dtypes.string:
-                    t = math_ops.cast(t, dtypes.int64)
-                present = builder.present(key)
-                if present is None:  # a dense feature: every entry is crossed
-                    dense_values.append(_flatten_2d(t))
-                    dense_masks.append(fill(array_ops.shape(dense_values[-1]), True))
-                else:  # a SparseTensor feature: a sparse input of the cross, in order of the keys
-                    sparse_values.append(_flatten_2d(t))
-                    sparse_masks.append(_flatten_2d(present))
-            else:
-                ids = key._get_ids(builder)
-                sparse_values.append(ids.ids)
-                sparse_masks.append(ids.present)
-        ids = hashed_cross(sparse_values + dense_values, sparse_masks + dense_masks, self.hash_bucket_size,
-                           self.hash_key)
-        return _Ids(ids, math_ops.greater_equal(ids, convert_to_tensor(0, dtype=dtypes.int64)))
-
-
-@tf_export("feature_column.crossed_column")
-def crossed_column(keys, hash_bucket_size, hash_key=None):
-    """Ids of feature combinations: every combination of the keys' values in a row, hashed
-    with TF1's ``sparse_cross_hashed`` (FingerprintCat64) into ``hash_bucket_size`` buckets.
-    ``keys`` are raw feature names (string or integer features) or categorical columns
-    (not hashed ones)."""
-    if not hash_bucket_size or hash_bucket_size < 1:
-        raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: {hash_bucket_size}")
-    if not keys or len(keys) < 2:
-        raise ValueError(f"keys must be a list with length > 1. Given: {keys}")
-    for key in keys:
-        if not isinstance(key, (str, _CategoricalColumn)):
-            raise ValueError(f"Unsupported key type. All keys must be either string, or categorical column except "
-                             f"HashedCategoricalColumn. Given: {key}")
-        if isinstance(key, _HashedCategoricalColumn):
-            raise ValueError(f"categorical_column_with_hash_bucket is not supported for crossing. Hashing before "
-                             f"crossing will increase probability of collision. Instead, use the feature name as a "
-                             f"string. Given: {key}")
-    return _CrossedColumn(tuple(keys), int(hash_bucket_size), hash_key)
-
-
 # -- indicator_column and embedding_column -----------------------------------------------------
 
 
@@ -759,90 +543,6 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
                             tensor_name_in_ckpt, max_norm, trainable)
 
 
-# -- weighted_categorical_column -----------------------------------------------------------------
-
-
-class _WeightedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
-        "WeightedCategoricalColumn", ("categorical_column", "weight_feature_key", "dtype"))):
-    """See ``weighted_categorical_column``."""
-
-    __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return f"{self.categorical_column.name}_weighted_by_{self.weight_feature_key}"
-
-    @property
-    def _num_buckets(self) -> int:
-        return self.categorical_column._num_buckets
-
-    def _transform_feature(self, builder):
-        weights = builder.get(self.weight_feature_key)
-        if weights.dtype.base_dtype is not self.dtype:
-            raise ValueError(f"Bad dtype, expected {self.dtype!r}, but got {weights.dtype!r}.")
-        ids = self.categorical_column._get_ids(builder)
-        weights = _flatten_2d(math_ops.cast(weights, dtypes.float32))
-        # A dense weight of 0 is an absent entry in TF1 (it drops them); here it weighs nothing.
-        return _Ids(ids.ids, ids.present, weights)
-
-
-@tf_export("feature_column.weighted_categorical_column")
-def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
-    """A categorical column whose ids each carry a weight, read from the feature
-    ``weight_feature_key`` (a SparseTensor with the ids' indices, or a dense tensor of their
-    shape). Indicators sum the weights of an id; embeddings and ``linear_model`` weigh each
-    id's row by it (``mean`` divides by the sum of weights)."""
-    if not isinstance(categorical_column, _CategoricalColumn):
-        raise ValueError(f"categorical_column must be of type _CategoricalColumn. Given: {categorical_column}")
-    dtype = dtypes.as_dtype(dtype)
-    if not (dtype.is_integer or dtype.is_floating):
-        raise ValueError(f"dtype {dtype!r} is not convertible to float.")
-    if not weight_feature_key:
-        raise ValueError(f"weight_feature_key must be set. Given: {weight_feature_key!r}")
-    return _WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
-
-
-# -- shared_embedding_columns -------------------------------------------------------------------
-
-
-class _SharedEmbeddingColumn(_EmbeddingBase, collections.namedtuple(
-        "SharedEmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer",
-                                  "shared_embedding_collection_name", "ckpt_to_load_from", "tensor_name_in_ckpt",
-                                  "max_norm", "trainable"))):
-    """See ``shared_embedding_columns``."""
-
-    __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return f"{self.categorical_column.name}_shared_embedding"
-
-    @property
-    def _var_scope_name(self) -> str:
-        return self.shared_embedding_collection_name
-
-    def _embedding_weights(self, weight_collections, trainable):
-        """The collection's variable, or a new one (added to it) for the first column built."""
-        from dflow.framework.graph import add_to_collection, get_collection
-
-        shape = self._weights_shape
-        shared = get_collection(self.shared_embedding_collection_name)
-        if shared:
-            if len(shared) > 1:
-                raise ValueError(f"Collection {self.shared_embedding_collection_name} can only contain one variable. "
-                                 f"Suggested fix A: Choose a unique name for this collection. Suggested fix B: "
-                                 f"remove all other variables from this collection.")
-            weights = shared[0]
-            if weights.shape != TensorShape(shape):
-                raise ValueError(f"Shared embedding collection {self.shared_embedding_collection_name} contains "
-                                 f"variable {weights.name} of unexpected shape {weights.shape}. Expected shape "
-                                 f"is {TensorShape(shape)}.")
-        else:
-            weights = self._new_weights(weight_collections, trainable)
-            add_to_collection(self.shared_embedding_collection_name, weights)
-        return weights
-
-
 def _check_embedding_args(dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt, what):
     if dimension is None or dimension < 1:
         raise ValueError(f"Invalid dimension {dimension}.")
@@ -859,154 +559,37 @@ def _check_embedding_args(dimension, combiner, initializer, ckpt_to_load_from, t
     return initializer
 
 
-def _base_type(column) -> type:
-    while isinstance(column, (_WeightedCategoricalColumn, _SequenceCategoricalColumn)):
-        column = column.categorical_column
-    return type(column)
-
-
-@tf_export("feature_column.shared_embedding_columns")
-def shared_embedding_columns(categorical_columns, dimension, combiner="mean", initializer=None,
-                             shared_embedding_collection_name=None, ckpt_to_load_from=None,
-                             tensor_name_in_ckpt=None, max_norm=None, trainable=True):
-    """Embedding columns of several categorical columns (of one type and size) that share one
-    ``embedding_weights`` variable, created by the first column built, in the scope (and graph
-    collection) ``shared_embedding_collection_name``: by default the sorted column names joined
-    by ``_`` plus ``_shared_embedding``, as TF1's ``a_b_shared_embedding/embedding_weights``."""
-    initializer = _check_embedding_args(dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt,
-                                        "Embedding of column_name: shared_embedding_columns")
-    categorical_columns = list(categorical_columns)
-    if not categorical_columns:
-        raise ValueError("categorical_columns must not be empty.")
-    for c in categorical_columns:
-        if not isinstance(c, _CategoricalColumn):
-            raise ValueError(f"All categorical_columns must be subclasses of _CategoricalColumn. Given: {c}, of "
-                             f"type: {type(c)}")
-    first = categorical_columns[0]
-    for c in categorical_columns[1:]:
-        if _base_type(c) is not _base_type(first):
-            raise ValueError(f"To use shared_embedding_column, all categorical_columns must have the same type, or "
-                             f"be weighted_categorical_column or sequence column of the same type. Given column: "
-                             f"{c} of type: {type(c)} does not match given column: {first} of type: {type(first)}")
-        if c._num_buckets != first._num_buckets:
-            raise ValueError(f"To use shared_embedding_column, all categorical_columns must have the same number of "
-                             f"buckets. Given column: {c} with buckets: {c._num_buckets} does not match column: "
-                             f"{first} with buckets: {first._num_buckets}")
-    if not shared_embedding_collection_name:
-        shared_embedding_collection_name = "_".join(sorted(c.name for c in categorical_columns)) + \
-            "_shared_embedding"
-    return [_SharedEmbeddingColumn(c, int(dimension), combiner, initializer, shared_embedding_collection_name,
-                                   ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)
-            for c in categorical_columns]
-
-
-# -- sequence columns ---------------------------------------------------------------------------
-
-
-class _SequenceCategoricalColumn(_CategoricalColumn, collections.namedtuple(
-        "SequenceCategoricalColumn", ("categorical_column",))):
-    """A categorical column over a sequence: ``[batch, time]`` ids, one per step (see
-    ``sequence_categorical_column_with_*``). ``input_layer`` cannot read it (as in TF1)."""
-
-    __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.categorical_column.name
-
-    @property
-    def _num_buckets(self) -> int:
-        return self.categorical_column._num_buckets
-
-    def _transform_feature(self, builder):
-        return self.categorical_column._get_ids(builder)
-
-    def _get_sequence_ids(self, builder) -> tuple:
-        """(ids ``[batch, time]``, sequence length ``[batch]`` int64): the length is one past the
-        last step present in a row, as TF1's ``sequence_length_from_sparse_tensor``."""
-        ids = self._get_ids(builder)
-        return ids, _sequence_length(ids.present)
-
-
-def _reject_sequence(column, kind: str = "embedding_column") -> None:
-    if isinstance(column.categorical_column, _SequenceCategoricalColumn):
-        raise ValueError(f"In {kind}: {column.name}. categorical_column must not be of type "
-                         f"_SequenceCategoricalColumn. Suggested fix A: If you wish to use input_layer, use a "
-                         f"non-sequence categorical_column_with_*. Suggested fix B: If you wish to create sequence "
-                         f"input, use sequence_input_layer instead of input_layer. Given (type "
-                         f"{type(column.categorical_column)}): {column.categorical_column}")
-
-
-@tf_export("feature_column.sequence_categorical_column_with_identity")
-def sequence_categorical_column_with_identity(key, num_buckets, default_value=None):
-    """``categorical_column_with_identity`` over a sequence feature (one id per time step)."""
-    return _SequenceCategoricalColumn(categorical_column_with_identity(key, num_buckets, default_value))
-
-
-@tf_export("feature_column.sequence_categorical_column_with_hash_bucket")
-def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
-    """``categorical_column_with_hash_bucket`` over a sequence feature (one id per time step)."""
-    return _SequenceCategoricalColumn(categorical_column_with_hash_bucket(key, hash_bucket_size, dtype))
-
-
-@tf_export("feature_column.sequence_categorical_column_with_vocabulary_list")
-def sequence_categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, default_value=-1,
-                                                     num_oov_buckets=0):
-    """``categorical_column_with_vocabulary_list`` over a sequence feature (one id per time step)."""
-    return _SequenceCategoricalColumn(categorical_column_with_vocabulary_list(
-        key, vocabulary_list, dtype=dtype, default_value=default_value, num_oov_buckets=num_oov_buckets))
-
-
-@tf_export("feature_column.sequence_categorical_column_with_vocabulary_file")
-def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_size=None, num_oov_buckets=0,
-                                                     default_value=None, dtype=dtypes.string):
-    """``categorical_column_with_vocabulary_file`` over a sequence feature (one id per time step)."""
-    from dflow.feature_column.vocabulary_file import categorical_column_with_vocabulary_file
-
-    return _SequenceCategoricalColumn(categorical_column_with_vocabulary_file(
-        key, vocabulary_file, vocabulary_size=vocabulary_size, num_oov_buckets=num_oov_buckets,
-        default_value=default_value, dtype=dtype))
-
-
-class _SequenceNumericColumn(_NumericBase, collections.namedtuple(
-        "SequenceNumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn"))):
-    """See ``sequence_numeric_column``."""
-
-    __slots__ = ()
-
-    def _transform_feature(self, builder):
-        t = builder.get(self.key)
-        if self.normalizer_fn is not None:
-            t = self.normalizer_fn(t)
-        return t
-
-    def _get_sequence_dense_tensor(self, builder, weight_collections=None, trainable=None) -> tuple:
-        """(float32 ``[batch, time, *shape]`` values, int64 ``[batch]`` sequence lengths), as TF1's
-        ``SequenceNumericColumn.get_sequence_dense_tensor``: steps absent read ``default_value``."""
-        values = builder.get(self)
-        present = builder.present(self.key)
-        if present is None:
-            raise ValueError(f"sequence_numeric_column {self.key} needs a SparseTensor input (a VarLenFeature), "
-                             f"got a dense tensor.")
-        fill = convert_to_tensor(self.default_value, dtype=values.dtype)
-        values = math_ops.cast(where_v2(present, values, fill), dtypes.float32)
-        n = int(np.prod(self.shape))
-        dense = array_ops.reshape(values, [array_ops.shape(values)[0], -1, *self.shape])
-        length = _sequence_length(present)
-        if n > 1:
-            length = math_ops.floordiv(length + n - 1, convert_to_tensor(n, dtype=dtypes.int64))
-        return dense, length
-
-
-@tf_export("feature_column.sequence_numeric_column")
-def sequence_numeric_column(key, shape=(1,), default_value=0.0, dtype=dtypes.float32, normalizer_fn=None):
-    """A real-valued sequence feature: ``shape`` values per time step, read from a
-    ``VarLenFeature`` (steps absent read ``default_value``)."""
-    shape, dtype = _check_numeric_args(key, shape, dtype, normalizer_fn)
-    return _SequenceNumericColumn(key, shape, default_value, dtype, normalizer_fn)
-
-
+# The categorical, sequence, weighted and shared-embedding columns live in modules of their own; their names
+# stay reachable here (embedding and indicator columns refuse sequence columns by class).
 # The layers that consume columns (``input_layer``, ``linear_model``) are in
 # ``layers.py``; imported last, since they build on everything above.
+from dflow.feature_column.categorical_columns import (  # noqa: E402, F401
+    _CrossedColumn,
+    _dtype_compatible,
+    _HashedCategoricalColumn,
+    _IdentityCategoricalColumn,
+    _leaf_keys,
+    _VocabularyListCategoricalColumn,
+    categorical_column_with_hash_bucket,
+    categorical_column_with_identity,
+    categorical_column_with_vocabulary_list,
+    crossed_column,
+)
 from dflow.feature_column.layers import input_layer, linear_model  # noqa: E402, F401
-
+from dflow.feature_column.sequence_columns import (  # noqa: E402, F401
+    _reject_sequence,
+    _SequenceCategoricalColumn,
+    _SequenceNumericColumn,
+    sequence_categorical_column_with_hash_bucket,
+    sequence_categorical_column_with_identity,
+    sequence_categorical_column_with_vocabulary_file,
+    sequence_categorical_column_with_vocabulary_list,
+    sequence_numeric_column,
+)
+from dflow.feature_column.weighted_shared_columns import (  # noqa: E402, F401
+    _base_type,
+    _SharedEmbeddingColumn,
+    _WeightedCategoricalColumn,
+    shared_embedding_columns,
+    weighted_categorical_column,
+)
