@@ -13,18 +13,23 @@ restrictions, and queueing them on the scheduler only adds latency.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import logging
 import os
 import shutil
 import subprocess
 import sys
+import time
 
 from dflow._api import tf_export
 from dflow.cluster.cluster_spec import ClusterSpec, strip_protocol
 from dflow.cluster.device_map import worker_name
 
 SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": float("inf")}
+SUPERVISE_S = 0.5
+_log = logging.getLogger("dflow.cluster")
 
 # Dask starts worker processes with MALLOC_TRIM_THRESHOLD_=65536, to hand freed
 # memory back to the OS. Setting it also freezes glibc's mmap threshold at
@@ -142,6 +147,29 @@ def _called_from_an_unguarded_script() -> bool:
     return True
 
 
+@functools.cache
+def _task_cluster_class():
+    from distributed import SpecCluster
+    from distributed.deploy.cluster import Cluster
+
+    class TaskCluster(SpecCluster):
+        """A ``SpecCluster`` that keeps the nanny of a task whose worker is away.
+
+        ``SpecCluster`` closes and forgets a worker's nanny when no worker of that name has been
+        back for ``distributed.deploy.lost-worker-timeout`` after a loss, which a task killed
+        often meets while its nanny is restarting it. dflow's tasks are permanent: a nanny that
+        did give up is replaced by ``LocalCluster``'s supervisor instead."""
+
+        def _update_worker_status(self, op, msg):
+            Cluster._update_worker_status(self, op, msg)
+
+    return TaskCluster
+
+
+def _TaskCluster(**kwargs):
+    return _task_cluster_class()(**kwargs)
+
+
 @tf_export("LocalCluster")
 class LocalCluster:
     """A local Dask cluster of named TF1 tasks: ``ps`` parameter servers and ``workers`` workers.
@@ -181,7 +209,7 @@ class LocalCluster:
     def __init__(self, ps: int = 1, workers: int = 2, gpus_per_worker: int = 0, threads_per_worker: int = 1,
                  dashboard_address: str | None = ":8787", processes: bool = True, security=None, **kwargs):
         import dask
-        from distributed import Nanny, Scheduler, SpecCluster, Worker
+        from distributed import Nanny, Scheduler, Worker
 
         from dflow.cluster.security import make_security
 
@@ -228,12 +256,55 @@ class LocalCluster:
             # any free port rather than 8787, which another cluster may hold.
             "dashboard": self._dashboard, "dashboard_address": dashboard_address if self._dashboard else ":0"}}
         with dask.config.set({**SCHEDULER_CONFIG, **_worker_process_environ()}):
-            self._cluster = SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.WARN,
+            self._cluster = _TaskCluster(workers=specs, scheduler=scheduler, silence_logs=logging.WARN,
                                         name="dflow.LocalCluster", security=self.security)
         if self.security is not None:
             from dflow.cluster.security import set_security
 
             set_security(self.security, self._cluster.scheduler_address)  # tf.Session(cluster.target) finds it
+        self.restarted_tasks: list = []  # (time, task name) of each task the supervisor started again
+        if self.processes:
+            self._start_supervisor()
+
+    # -- keeping every task up ------------------------------------------------------------
+    def _start_supervisor(self) -> None:
+        """Every ``SUPERVISE_S`` on the cluster's event loop: a task whose nanny gave up is started again.
+
+        A nanny restarts a worker process that dies, except one killed between joining the
+        scheduler and reporting to its nanny: then the nanny closes itself ("Worker failed to
+        connect", Dask's ``Nanny.instantiate``), ``SpecCluster`` drops it, and the task would stay
+        gone. Seen in the chaos drill (benchmarks/chaos_drill.py) about once in ten quick kills
+        of one task."""
+        from tornado.ioloop import PeriodicCallback
+
+        cluster = self._cluster
+        healing: set = set()
+
+        async def heal(name):
+            try:
+                cluster.workers.pop(name, None)
+                await cluster._correct_state()
+                self.restarted_tasks.append((time.time(), name))
+            except Exception as e:  # noqa: BLE001 - the next tick tries again
+                _log.warning("dflow.LocalCluster could not start %s again: %s", name, e)
+            finally:
+                healing.discard(name)
+
+        def tick():
+            from distributed.core import Status
+
+            if self._cluster is not cluster or cluster.status != Status.running:
+                return
+            for name in list(cluster.worker_spec):
+                worker = cluster.workers.get(name)
+                if name not in healing and (worker is None or worker.status in (Status.closed, Status.failed)):
+                    healing.add(name)
+                    _log.warning("dflow.LocalCluster: %s has no worker process and no nanny restarting one; "
+                                 "starting the task again.", name)
+                    asyncio.ensure_future(heal(name))
+
+        self._supervisor = PeriodicCallback(tick, SUPERVISE_S * 1000)
+        cluster.loop.add_callback(self._supervisor.start)
 
     # -- what sessions and users need ----------------------------------------------------
     @property
@@ -299,6 +370,9 @@ class LocalCluster:
     def close(self, timeout: float | None = None) -> None:
         """Stops the workers and the scheduler; calling it again does nothing."""
         cluster, self._cluster = self._cluster, None
+        supervisor = getattr(self, "_supervisor", None)
+        if cluster is not None and supervisor is not None:
+            cluster.loop.add_callback(supervisor.stop)
         if cluster is not None:
             if self.security is not None:
                 from dflow.cluster.security import set_security

@@ -43,6 +43,7 @@ class DflowExtension:
         scheduler.handlers["dflow_spans"] = self.add_spans
         scheduler.handlers["dflow_watching"] = self.watching
         scheduler.handlers["dflow_session_report"] = self.session_report
+        scheduler.handlers["dflow_departed_devices"] = self.departed_devices
         scheduler.stream_handlers["dflow_resources_ready"] = self.resources_ready
         scheduler.extensions["dflow"] = self
         self.resource_workers: set = set()  # workers with the dflow_resources handler (they ran a dflow graph)
@@ -193,6 +194,14 @@ class DflowExtension:
         if row is not None:
             self.lost[address] = dict(row, lost_at=time.time())
         self._refresh_workers()
+
+    def departed_devices(self, comm=None) -> list:
+        """The devices of workers lost in the last ``LOST_KEEP_S`` that no worker serves now:
+        tasks a nanny is restarting, which a new session waits for rather than failing placement."""
+        now = time.time()
+        served = {d for row in self._served.values() for d in row["devices"]}
+        return sorted({d for row in self.lost.values() if now - row["lost_at"] <= LOST_KEEP_S
+                       for d in row["devices"] if d not in served})
 
     def placement_rows(self) -> list:
         """One row per device: its worker, host, memory, alive, and the ops and partitions

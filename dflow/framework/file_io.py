@@ -20,12 +20,14 @@ for. Local paths never touch fsspec.
 A file written with ``atomic_write`` (or committed by ``PendingFiles``) is,
 at every instant, either absent, its old complete version, or its new
 complete version: the bytes go to a hidden temporary file beside it
-(``.<name>.<random>.tmp``), which is flushed and fsynced, then
+(``.<name>.~<host>-<pid>-<random>.tmp``), which is flushed and fsynced, then
 ``os.replace``d onto the final name, and the directory is fsynced so the
 rename itself survives a power cut. A failure before the rename removes the
-temporary file. On an fsspec file system (object stores have no rename) the
-bytes are kept in memory and stored with one ``pipe_file`` at commit, which
-object stores make visible whole or not at all.
+temporary file; the temporary files of a writer that was killed are removed by
+the next ``Saver.save`` in that directory (``remove_stale_temp_files``). On an
+fsspec file system (object stores have no rename) the bytes are kept in memory
+and stored with one ``pipe_file`` at commit, which object stores make visible
+whole or not at all.
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -40,15 +42,61 @@ import contextlib
 import errno
 import io
 import os
+import re
 import secrets
 from collections.abc import Callable
 
 from dflow.framework import errors
 
 
+def _host_tag() -> str:
+    import hashlib
+    import socket
+
+    return hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
+
+
+_HOST_TAG = _host_tag()
+# ``.<name>.~<host>-<pid>-<random>.tmp``: whose temporary file it is, so that one a killed
+# writer left behind can be told from one another process is writing now.
+_TEMP_FILE = re.compile(r"^\..+\.~([0-9a-f]{6})-(\d+)-[0-9a-f]+\.tmp$")
+
+
 def _temp_name(path: str) -> str:
     directory, base = os.path.split(path)
-    return os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
+    return os.path.join(directory, f".{base}.~{_HOST_TAG}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, as another user's
+        return True
+    return True
+
+
+def remove_stale_temp_files(directory) -> list:
+    """Removes the temporary files that writers on this host left in ``directory`` when they died
+    before renaming them into place (SIGKILL, an out-of-memory kill, a power cut); returns their
+    names. A file of a live process, or of another host (which this one cannot ask), is kept."""
+    directory = os.fspath(directory) or "."
+    if os.name == "nt" or not is_local(directory):
+        return []  # os.kill(pid, 0) would end the process on Windows; object stores have no temp files
+    try:
+        names = os.listdir(local_path(directory))
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        m = _TEMP_FILE.match(name)
+        if m is None or m.group(1) != _HOST_TAG or _process_exists(int(m.group(2))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(local_path(directory), name))
+            removed.append(name)
+    return removed
 
 
 def fsync_directory(directory: str) -> None:

@@ -34,6 +34,7 @@ _CONNECT_TIMEOUT_S = 10.0
 _DEVICE_WAIT_S = 60.0
 _POLL_S = 0.25
 _LOOP_RENEW_S = 3.0  # worker_state._LOOP_LEASE_S is 15 s
+_LIVENESS_AFTER_S = 1.0  # a call running longer than this checks, once per this, that its workers live
 
 
 def _connect(target, timeout_s: float):
@@ -114,6 +115,7 @@ def graph_lineage(graph) -> str:
 
 _logger = logging.getLogger("dflow.cluster")
 _logged_mappings: dict = {}  # scheduler address -> the mapping last logged for it
+_devices_seen: dict = {}  # scheduler address -> every device this process saw it offer
 
 
 def _log_mapping_once(address: str, mapping: dict) -> None:
@@ -145,6 +147,10 @@ class ClusterRuntime:
         from dflow.placement.device_spec import DeviceSpec
 
         self._filters = [DeviceSpec.from_string(f) for f in (config.device_filters or [])]
+        # How long a run waits for a lost task's worker to come back (a nanny restarting it).
+        self._device_wait_s = (config.operation_timeout_in_ms / 1000.0 if config.operation_timeout_in_ms
+                               else _DEVICE_WAIT_S)
+        self._known_devices = self._departed_devices()
         self.refresh_devices()
         if self._filters:
             self._wait_for_filtered_devices(config.operation_timeout_in_ms / 1000.0
@@ -163,9 +169,12 @@ class ClusterRuntime:
         _log_mapping_once(self.client.scheduler.address, self._mapping)
         self._devices = [d for d in full_device_names(self._mapping)
                          if not self._filters or any(_matches(f, d) for f in self._filters)]
-        # Devices seen once stay placeable: while a lost worker restarts, runs that
-        # need it fail with UnavailableError rather than as a placement error.
-        self._known_devices = list(dict.fromkeys(getattr(self, "_known_devices", []) + self._devices))
+        # Devices seen once stay placeable: while a lost worker restarts, runs that need it
+        # wait for it (bounded) rather than fail placement. What this process saw of the
+        # cluster outlives the session, so a session re-created after the loss knows too.
+        seen = _devices_seen.setdefault(self.client.scheduler.address, [])
+        seen[:] = dict.fromkeys(seen + self._devices)
+        self._known_devices = list(dict.fromkeys(self._known_devices + seen))
         # Which devices each worker address served, kept after it is gone: a lost worker is
         # named by its devices even when another thread already re-mapped the cluster.
         served = getattr(self, "_served_by", {})
@@ -174,6 +183,38 @@ class ClusterRuntime:
             if address is not None:
                 served.setdefault(address, set()).add(device)
         self._served_by = served
+
+    def _departed_devices(self) -> list:
+        """The devices of tasks whose workers the scheduler lost lately and that none serves now
+        (its dflow extension keeps them, see ``DflowExtension.departed_devices``); ``[]`` for a
+        scheduler without the extension."""
+        try:
+            return list(self.client.sync(self.client.scheduler.dflow_departed_devices))
+        except Exception:  # noqa: BLE001 - no such handler: a plain Dask scheduler
+            return []
+
+    def _wait_for_device(self, device: str, op):
+        """The address of the worker serving ``device``, waiting up to ``_device_wait_s`` for a
+        lost one to come back; ``UnavailableError`` naming the device when it does not."""
+        deadline = time.monotonic() + self._device_wait_s
+        announced = False
+        while True:
+            self.refresh_devices()
+            worker = self._address_of(device)
+            if worker is not None:
+                if announced:
+                    _logger.info("%s is served again, by the Dask worker at %s.", device, worker)
+                return worker
+            if time.monotonic() >= deadline:
+                raise errors.UnavailableError(
+                    None, op, f"No worker serves {device}: it was lost and has not come back within "
+                              f"{self._device_wait_s:g} s (ConfigProto.operation_timeout_in_ms sets the wait); the "
+                              f"cluster has {', '.join(self._devices) or 'no devices'}.")
+            if not announced:
+                announced = True
+                _logger.info("Waiting up to %g s for a worker to serve %s again (it was lost).",
+                             self._device_wait_s, device)
+            time.sleep(_POLL_S)
 
     def _wait_for_filtered_devices(self, timeout_s: float) -> None:
         """``ConfigProto.device_filters`` name the tasks a session needs: as
@@ -229,12 +270,7 @@ class ClusterRuntime:
         key = self._graph_doc(graph)[0]
         worker = self._address_of(partition.device)
         if worker is None:
-            self.refresh_devices()
-            worker = self._address_of(partition.device)
-        if worker is None:
-            raise errors.UnavailableError(
-                None, partition.ops[-1], f"No worker serves {partition.device} now (it was lost and has not come "
-                                         f"back yet); the cluster has {', '.join(self._devices)}.")
+            worker = self._wait_for_device(partition.device, partition.ops[-1])
         return RemotePartition(partition, sources, worker, key, local=worker in _local_workers())
 
     def _graph_doc(self, graph):
@@ -267,8 +303,10 @@ class ClusterRuntime:
                     from dflow.dashboard.report import SessionReporter
 
                     self.reporter = SessionReporter(self.client)
-            seen = self.client.run(worker_state.install_graph, graph_key, payload, lineage=lineage,
-                                   dashboard=self._dashboard, workers=missing)
+            seen = self._run_on_workers(worker_state.install_graph, missing, graph_key, payload, lineage=lineage,
+                                        dashboard=self._dashboard)
+        except errors.UnavailableError:
+            raise
         except Exception as e:  # noqa: BLE001 - any failure to reach the workers
             raise errors.UnavailableError(None, None, f"Could not send the graph to workers {missing}: {e}") \
                 from None
@@ -276,6 +314,27 @@ class ClusterRuntime:
             for w, inc in seen.items():
                 self._installed.setdefault(w, set()).add(graph_key)
                 self._incarnations.setdefault(w, inc)
+
+    def _run_on_workers(self, function, workers: list, *args, **kwargs) -> dict:
+        """``client.run(function, ..., workers=workers)``, watching the workers: a worker that dies
+        under the call is ``UnavailableError`` within a poll, not after Dask's connect timeout (30 s
+        of retrying a refused connection to its old address)."""
+        import asyncio
+        import concurrent.futures
+
+        call = asyncio.run_coroutine_threadsafe(self.client._run(function, *args, workers=workers, **kwargs),
+                                                self.client.loop.asyncio_loop)
+        started = time.monotonic()
+        while True:
+            try:
+                return call.result(timeout=_POLL_S)
+            except concurrent.futures.TimeoutError:
+                if time.monotonic() - started > _LIVENESS_AFTER_S:
+                    try:
+                        self._check_alive(workers)
+                    except errors.UnavailableError:
+                        call.cancel()
+                        raise
 
     # -- running -------------------------------------------------------------------------
     def run(self, partitions, programs, feeds: tuple, token: str, traced: bool = False, ctx=None) -> list:
@@ -421,6 +480,7 @@ class ClusterRuntime:
 
         for i, prog in enumerate(programs):
             tasks.append(asyncio.ensure_future(one(i, prog)))
+        started = checked = time.monotonic()
         try:
             while True:
                 timeout = _POLL_S
@@ -437,6 +497,14 @@ class ClusterRuntime:
                                                                    "expired while its partitions ran on the cluster.")
                 if ctx is not None and ctx.cancelled:
                     raise errors.CancelledError(None, None, ctx.reason)
+                now = time.monotonic()
+                if now - started > _LIVENESS_AFTER_S and now - checked > _LIVENESS_AFTER_S:
+                    # A long run (a blocking dequeue, a big step) or a call stuck connecting to a worker that
+                    # died: Dask retries a refused connection for its connect timeout (30 s), so ask the
+                    # scheduler whether the run's workers are still there.
+                    checked = now
+                    remote = [p.worker for p in programs if not p.local]
+                    await asyncio.get_running_loop().run_in_executor(None, self._check_alive, remote)
         finally:
             for t in tasks:
                 if not t.done():
@@ -537,7 +605,7 @@ class ClusterRuntime:
         session re-plans its next runs onto the workers serving the devices now
         (a restarted worker has a new address and none of the old state)."""
         alive = set(self._workers())
-        lost = [a for a in addresses if a not in alive]
+        lost = sorted({a for a in addresses if a not in alive})
         if not lost:
             return
         served = getattr(self, "_served_by", {})

@@ -49,6 +49,9 @@ class Coordinator:
         self._exc_info_to_raise = None
         self._joined = False
         self._registered_threads: set = set()
+        # Set by a monitored session that replaces a failed session: queue runners then leave
+        # their queues open on stop, for the new session's runners to feed.
+        self.keep_queues_open = False
 
     def _filter_exception(self, ex):
         ex2 = ex[1] if isinstance(ex, tuple) else ex

@@ -129,6 +129,11 @@ class QueueRunner:
 
     def _close_on_stop(self, sess, cancel_op, coord) -> None:
         coord.wait_for_stop()
+        if getattr(coord, "keep_queues_open", False) or _stopped_by_a_lost_task(coord):
+            # A monitored session replaces the failed session and its new runners feed this queue; on
+            # a cluster the queue outlives the session (SyncReplicasOptimizer's token queue on the ps),
+            # and closing it, as TF1 does, would fail the new session.
+            return
         try:
             sess.run(cancel_op)
         except Exception as e:  # noqa: BLE001 - a closed session, say
@@ -188,3 +193,10 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collecti
         for qr in runners:
             threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
+
+
+def _stopped_by_a_lost_task(coord) -> bool:
+    """Whether ``coord`` was stopped by ``UnavailableError``/``AbortedError`` (a lost worker or ps)."""
+    exc = getattr(coord, "_exc_info_to_raise", None)
+    exc = exc[1] if isinstance(exc, tuple) else exc
+    return isinstance(exc, (errors.UnavailableError, errors.AbortedError))

@@ -451,6 +451,10 @@ class Saver:
             checkpoint_file = save_path
         if save_dir and file_io.is_local(save_dir) and not file_io.isdir(save_dir):  # object stores: no dirs
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+        removed = file_io.remove_stale_temp_files(save_dir)
+        if removed:
+            _log.info("Removed %d temporary file(s) that a killed writer left in %s: %s", len(removed),
+                      save_dir or ".", ", ".join(sorted(removed)))
         meta_path = checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix)
         meta = self._meta_graph_bytes(meta_path, getattr(sess, "graph", None) or self._graph,
                                       strip_default_attrs) if write_meta_graph else None

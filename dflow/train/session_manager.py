@@ -18,12 +18,22 @@ polls with a backoff that starts at half a second and grows to
 check, so a worker starts soon after the chief is done. It keeps one session
 across checks (TF1 opens a new one per check); the session is replaced only
 if a check fails with ``UnavailableError`` or ``AbortedError``.
+
+And ``prepare_session`` does not roll a live model back. When a monitored session
+re-creates itself after a lost worker (``recovering()``), and every variable is
+still initialised on the cluster (the lost task held none of them), the chief goes
+on with those values: restoring the checkpoint, as TF1 does, would undo every
+update since it was written, the other replicas' acknowledged updates included
+(tensorflow#7767). A lost parameter server leaves variables uninitialised, and
+then the checkpoint is restored as in TF1.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import threading
 import time
 
 import numpy as np
@@ -37,6 +47,22 @@ from dflow.train import checkpoint_management
 _log = logging.getLogger("dflow")
 
 _FIRST_POLL_SECS = 0.5
+_recovery = threading.local()
+
+
+def is_recovering() -> bool:
+    return getattr(_recovery, "on", False)
+
+
+@contextlib.contextmanager
+def recovering():
+    """Marks the sessions this thread prepares as re-created after a failure (see the module docstring)."""
+    previous = getattr(_recovery, "on", False)
+    _recovery.on = True
+    try:
+        yield
+    finally:
+        _recovery.on = previous
 
 
 def _maybe_name(obj) -> str:
@@ -120,6 +146,16 @@ class SessionManager:
         self._target = master
         sess = _new_session(self._target, self._graph, config)
         try:
+            # Global state only (ready_for_local_init_op's question where there is one): local variables,
+            # which local_init_op sets up anew, are on the lost worker by design.
+            probe = self._ready_for_local_init_op if self._ready_for_local_init_op is not None else self._ready_op
+            if is_recovering() and probe is not None:
+                ready, why = _ready(probe, sess, "Model lost state")
+                if ready:
+                    _log.info("Every variable is still initialised on the cluster: going on with their values "
+                              "rather than restoring or re-initialising them.")
+                    return sess, True
+                _log.info("The model lost state (%s): restoring or re-initialising it.", why)
             if not saver or not (checkpoint_dir or checkpoint_filename_with_path):
                 return sess, False
             if checkpoint_filename_with_path:
@@ -155,6 +191,9 @@ class SessionManager:
             wait_for_checkpoint=wait_for_checkpoint, max_wait_secs=max_wait_secs, config=config)
         try:
             if not is_loaded_from_checkpoint:
+                if saver is not None and checkpoint_dir:
+                    _log.info("No checkpoint to restore in %s: initialising the model (init_op%s).",
+                              checkpoint_dir, ", init_fn" if init_fn else "")
                 if init_op is None and not init_fn and self._local_init_op is None:
                     raise RuntimeError("Model is not initialized and no init_op or init_fn or local_init_op was "
                                        "given")

@@ -9,6 +9,7 @@ import time
 
 from dflow.framework import errors
 from dflow.sessions.config import RunMetadata, RunOptions
+from dflow.train import session_manager
 from dflow.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
 _log = logging.getLogger("dflow")
@@ -101,6 +102,12 @@ class _RecoverableSession(_WrappedSession):
         self._retry_pause = 0.0
         super().__init__(self._create_session())
 
+    def _close_for_recovery(self) -> None:
+        """Closes the failed session; the queues its queue runners fed stay open (see
+        ``_CoordinatedSession.close``), since the new session feeds the same ones."""
+        with session_manager.recovering():
+            self.close()
+
     def _note_failure(self, e) -> None:
         """Waits before the next attempt; re-raises ``e`` once failures have lasted too long."""
         now = time.monotonic()
@@ -120,7 +127,16 @@ class _RecoverableSession(_WrappedSession):
     def _create_session(self):
         while True:
             try:
-                return self._sess_creator.create_session()
+                if self._failing_since is None:
+                    sess = self._sess_creator.create_session()
+                else:
+                    with session_manager.recovering():
+                        sess = self._sess_creator.create_session()
+                if self._failing_since is not None:
+                    _log.warning("Recovered: a new session was created %.1f s after the first failure; it goes on "
+                                 "from the latest checkpoint, or from re-initialised variables where there was none "
+                                 "(see the lines above).", time.monotonic() - self._failing_since)
+                return sess
             except _PREEMPTION_ERRORS as e:
                 _log.info("An error was raised while a session was being created. This may be due to a preemption "
                           "of a connected worker or parameter server. A new session will be created. Error: %s", e)
@@ -133,7 +149,7 @@ class _RecoverableSession(_WrappedSession):
             return True
         except _PREEMPTION_ERRORS as e:
             _log.info(_RECOVERY_MSG, e)
-            self.close()
+            self._close_for_recovery()
             self._note_failure(e)
             self._sess = self._create_session()
             return False
@@ -148,7 +164,7 @@ class _RecoverableSession(_WrappedSession):
                 result = self._sess.run(fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
             except _PREEMPTION_ERRORS as e:
                 _log.info(_RECOVERY_MSG, e)
-                self.close()
+                self._close_for_recovery()
                 self._sess = None
                 self._note_failure(e)
             else:
@@ -164,7 +180,7 @@ class _RecoverableSession(_WrappedSession):
                 result = self._sess.run_step_fn(step_fn, raw_session, self._sess.run)
             except _PREEMPTION_ERRORS as e:
                 _log.info(_RECOVERY_MSG, e)
-                self.close()
+                self._close_for_recovery()
                 self._sess = None
                 self._note_failure(e)
             else:
@@ -185,6 +201,11 @@ class _CoordinatedSession(_WrappedSession):
         return self._coord.should_stop()
 
     def close(self) -> None:
+        if session_manager.is_recovering():
+            # The session is replaced, not training over: TF1's queue runners would close their
+            # queues now (a stop request cancels them), and on a cluster those queues outlive the
+            # session: SyncReplicasOptimizer's token queue on the ps, closed, fails the new session.
+            self._coord.keep_queues_open = True
         self._coord.request_stop()
         try:
             self._coord.join(stop_grace_period_secs=self._stop_grace_period_secs, ignore_live_threads=True)

@@ -106,6 +106,34 @@ def test_a_writer_killed_at_random_points_never_leaves_a_broken_latest_checkpoin
         kills += 1
         last_step = _check_directory(d, last_step)
     assert kills == 6 and last_step >= 6
+    # The next save in the directory removes the temporary files the killed writers left.
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="after")
+        saver = tf.train.Saver({"after": v})
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            saver.save(sess, os.path.join(d, "other.ckpt"))
+    assert [n for n in os.listdir(d) if n.endswith(".tmp")] == []
+
+
+def test_only_the_temporary_files_of_dead_writers_on_this_host_are_removed(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    host = file_io._HOST_TAG
+    other_host = "000000" if host != "000000" else "111111"
+    names = {"dead": f".m.ckpt.index.~{host}-{dead}-0a1b2c3d.tmp",
+             "live": f".m.ckpt.index.~{host}-{os.getpid()}-0a1b2c3d.tmp",
+             "other_host": f".m.ckpt.index.~{other_host}-{dead}-0a1b2c3d.tmp",
+             "not_ours": ".notes.tmp"}
+    for name in names.values():
+        (tmp_path / name).write_bytes(b"partial")
+    v = tf.Variable(2.0, name="v")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+    left = set(os.listdir(tmp_path))
+    assert names["dead"] not in left
+    assert {names["live"], names["other_host"], names["not_ours"]} <= left
 
 
 # -- disk full ---------------------------------------------------------------------------------

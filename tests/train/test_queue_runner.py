@@ -190,3 +190,27 @@ def test_looper_thread_calls_its_target_until_stopped():
     assert len(calls) >= 3 and not looper.is_alive()
     with pytest.raises(ValueError, match="must be a Coordinator"):
         tf.train.LooperThread(object(), 1.0)
+
+
+def test_a_stop_caused_by_a_lost_task_leaves_the_queue_open_for_the_next_session():
+    """A monitored session replaces a session that lost a task and feeds the same queues (on a cluster
+    they outlive it): the runner's stop does not close its queue then, as it does on any other stop."""
+    for cause, closed in ((tf.errors.UnavailableError(None, None, "lost"), False), (None, True)):
+        with tf.Graph().as_default():
+            q = tf.FIFOQueue(4, [tf.float32])
+            qr = tf.train.QueueRunner(q, [q.enqueue([1.0])])
+            size, is_closed = q.size(), q.is_closed()
+            release = q.close(cancel_pending_enqueues=True)
+            with tf.Session() as sess:
+                coord = tf.train.Coordinator()
+                threads = qr.create_threads(sess, coord=coord, start=True)
+                while sess.run(size) < 4:
+                    time.sleep(0.01)
+                coord.request_stop(cause)
+                closer = threads[-1]  # the thread that closes the queue on a stop, or leaves it open
+                closer.join(10)
+                assert not closer.is_alive()
+                assert bool(sess.run(is_closed)) is closed
+                sess.run(release)  # lets the enqueue thread, blocked on the full queue, finish
+                for t in threads:
+                    t.join(10)
