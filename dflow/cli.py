@@ -92,6 +92,22 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--max-request-bytes", type=int, default=16 * 1024 * 1024,
                        help="larger request bodies get 413 unread (default 16 MiB)")
+    batching = serve.add_argument_group(
+        "batching", "TF Serving's batching parameters: concurrent :predict requests whose inputs all have a "
+                    "leading batch dimension are joined into one Session.run and split back.")
+    batching.add_argument("--max-batch-size", type=int, default=0,
+                          help="rows in a batch at most; 0 (default): no batching")
+    batching.add_argument("--batch-timeout-micros", type=int, default=0,
+                          help="how long a batch waits for more requests when a batch thread is free (default 0)")
+    batching.add_argument("--num-batch-threads", type=int, default=os.cpu_count() or 1,
+                          help="batches run at once (default: CPU cores)")
+    batching.add_argument("--max-enqueued-batches", type=int, default=100,
+                          help="batches waiting at most; beyond, requests get 503 (default 100)")
+    serve.add_argument("--request-timeout-ms", type=float, default=0,
+                       help="a request not answered within this gets 504 DEADLINE_EXCEEDED (default 0: no limit; "
+                            "a request's X-Request-Deadline-Ms or grpc-timeout header may ask for less)")
+    serve.add_argument("--file-system-poll-wait-seconds", type=float, default=1.0,
+                       help="how often EXPORT_DIR is polled for a new version (default 1; 0: never)")
 
     info = commands.add_parser("info", help="print versions and whether CuPy and GPUs are available")
     info.add_argument("--cupy", action="store_true", help="import CuPy and ask it how many GPUs it sees")
@@ -225,18 +241,24 @@ def run_demo(args) -> int:
 
 def run_serve(args) -> int:
     from dflow.framework import errors
-    from dflow.serving import ModelServer
+    from dflow.serving import BatchingParameters, ModelServer
 
     stop = _stop_event()
     t0 = time.perf_counter()
     try:
+        batching = None
+        if args.max_batch_size:
+            batching = BatchingParameters(args.max_batch_size, args.batch_timeout_micros, args.num_batch_threads,
+                                          args.max_enqueued_batches)
         server = ModelServer(args.export_dir, args.model_name, port=args.port, host=args.host,
-                             max_request_bytes=args.max_request_bytes)
+                             max_request_bytes=args.max_request_bytes, batching=batching,
+                             request_timeout_ms=args.request_timeout_ms,
+                             poll_seconds=args.file_system_poll_wait_seconds)
     except (errors.OpError, OSError, RuntimeError, ValueError) as e:
         message = e.message if isinstance(e, errors.OpError) else str(e)
         print(f"dflow serve: cannot serve {args.export_dir}: {message}", file=sys.stderr, flush=True)
         return 1
-    versions = ", ".join(str(v) for v in sorted(server.predictors))
+    versions = str(server.versions.latest.version)
     _say(f"dflow serve: model {args.model_name!r} version {versions} loaded in {time.perf_counter() - t0:.1f} s")
     _say(f"  REST: {server.url}/v1/models/{args.model_name}    (:predict, :classify, :regress, /metadata)")
     _say("Press Ctrl-C to stop.")
