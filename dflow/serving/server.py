@@ -11,8 +11,17 @@ Routes (TF Serving's)::
 Errors are ``{"error": "..."}``: 400 for a bad request, 404 for an unknown
 model, version or path, 413 for a body over ``max_request_bytes`` (refused
 from its ``Content-Length`` before it is read, or as soon as a chunked body
-passes the limit). Session runs happen on a thread pool, one ``Predictor``
-per loaded version, so the IOLoop keeps accepting requests.
+passes the limit), 503 when the batch queue is full, 504
+(``DEADLINE_EXCEEDED``) when a request's deadline passes before its answer.
+
+A request's deadline is the least of the server's ``request_timeout_ms`` and
+its own header: ``X-Request-Deadline-Ms: 250`` (milliseconds from arrival)
+or gRPC's ``grpc-timeout: 250m`` (TF Serving's gRPC clients set it; units
+``H M S m u n``). TF Serving's REST API has no deadline of its own.
+
+Runs happen on a thread pool (or a ``Batcher``'s consumers), against the
+servable ``ModelVersions`` hands out, so the IOLoop keeps accepting requests
+while sessions run, and a new version swaps in between requests.
 """
 
 from __future__ import annotations

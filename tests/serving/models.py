@@ -31,15 +31,20 @@ def linear_y(rows: np.ndarray, scale: float = 1.0) -> np.ndarray:
     return np.maximum(rows @ w + np.array([0.1, -0.2], np.float32), 0)
 
 
-def slow(export_dir, seconds: float):
-    """y = x, after ``seconds`` of sleep in a ``py_func`` (servable in this process only)."""
+_PY_FUNC_GRAPHS = []
+
+
+def slow(export_dir, seconds: float, scale: float = 1.0):
+    """y = scale x, after ``seconds`` of sleep in a ``py_func`` (servable in this process only)."""
     def wait(x):
         time.sleep(seconds)
         return x
 
-    with tf.Graph().as_default(), tf.Session() as sess:
+    graph = tf.Graph()
+    _PY_FUNC_GRAPHS.append(graph)  # a py_func's function lives as long as the graph that built it
+    with graph.as_default(), tf.Session() as sess:
         x = tf.placeholder(tf.float32, [None, 3], name="x")
-        y = tf.identity(tf.py_func(wait, [x], tf.float32), name="y")
+        y = tf.identity(scale * tf.py_func(wait, [x], tf.float32), name="y")
         tf.saved_model.simple_save(sess, str(export_dir), inputs={"x": x}, outputs={"y": y})
 
 
