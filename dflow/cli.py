@@ -106,6 +106,12 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--request-timeout-ms", type=float, default=0,
                        help="a request not answered within this gets 504 DEADLINE_EXCEEDED (default 0: no limit; "
                             "a request's X-Request-Deadline-Ms or grpc-timeout header may ask for less)")
+    where = serve.add_mutually_exclusive_group()
+    where.add_argument("--replicas", type=int, default=0, metavar="N",
+                       help="serve from N replicas, one per worker of an embedded dflow.LocalCluster (default 0: "
+                            "one session in this process)")
+    where.add_argument("--scheduler", metavar="ADDR",
+                       help="serve from one replica per worker of the Dask cluster at ADDR (tcp://host:port)")
     serve.add_argument("--file-system-poll-wait-seconds", type=float, default=1.0,
                        help="how often EXPORT_DIR is polled for a new version (default 1; 0: never)")
 
@@ -242,6 +248,7 @@ def run_demo(args) -> int:
 def run_serve(args) -> int:
     from dflow.framework import errors
     from dflow.serving import BatchingParameters, ModelServer
+    from dflow.serving.replicas import ReplicaSet
 
     stop = _stop_event()
     t0 = time.perf_counter()
@@ -250,10 +257,16 @@ def run_serve(args) -> int:
         if args.max_batch_size:
             batching = BatchingParameters(args.max_batch_size, args.batch_timeout_micros, args.num_batch_threads,
                                           args.max_enqueued_batches)
+        runner = None
+        if args.replicas:
+            runner = ReplicaSet.local(args.replicas)
+        elif args.scheduler:
+            runner = ReplicaSet.connect(args.scheduler)
+        threads = 4 if runner is None else max(4, 2 * len(runner.up()))
         server = ModelServer(args.export_dir, args.model_name, port=args.port, host=args.host,
-                             max_request_bytes=args.max_request_bytes, batching=batching,
+                             max_request_bytes=args.max_request_bytes, threads=threads, batching=batching,
                              request_timeout_ms=args.request_timeout_ms,
-                             poll_seconds=args.file_system_poll_wait_seconds)
+                             poll_seconds=args.file_system_poll_wait_seconds, runner=runner)
     except (errors.OpError, OSError, RuntimeError, ValueError) as e:
         message = e.message if isinstance(e, errors.OpError) else str(e)
         print(f"dflow serve: cannot serve {args.export_dir}: {message}", file=sys.stderr, flush=True)
@@ -261,6 +274,8 @@ def run_serve(args) -> int:
     versions = str(server.versions.latest.version)
     _say(f"dflow serve: model {args.model_name!r} version {versions} loaded in {time.perf_counter() - t0:.1f} s")
     _say(f"  REST: {server.url}/v1/models/{args.model_name}    (:predict, :classify, :regress, /metadata)")
+    if runner is not None:
+        _say(f"  replicas: {', '.join(r.address for r in runner.up())}")
     _say("Press Ctrl-C to stop.")
     server.serve_forever(stop)
     _say("dflow serve: stopped")

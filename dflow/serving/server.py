@@ -234,7 +234,11 @@ class ModelServer:
             runner.close()
             raise
         self.batcher = Batcher(batching, self.executor) if batching else None
-        self._sockets = tornado.netutil.bind_sockets(port, host)
+        try:
+            self._sockets = tornado.netutil.bind_sockets(port, host)
+        except BaseException:
+            self.versions.close()
+            raise
         self.port = self._sockets[0].getsockname()[1]
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None

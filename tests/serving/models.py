@@ -57,3 +57,14 @@ def call(url, body=None, raw=None, headers=None, timeout=30):
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())
+
+
+def wait_for(predicate, seconds: float = 30.0):
+    """``predicate()``'s first true value, polled every 20 ms; ``AssertionError`` after ``seconds``."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"not within {seconds} s")

@@ -7,17 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from dflow.serving import ModelServer
-from tests.serving.models import call, linear, slow
-
-
-def _wait_for(predicate, seconds=20.0):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"not within {seconds} s")
+from tests.serving.models import call, linear, slow, wait_for
 
 
 def _states(server, name):
@@ -41,12 +31,12 @@ def test_new_version_is_swapped_in_while_requests_in_flight_finish(tmp_path):
             in_flight = pool.submit(call, url, {"instances": [[1, 1, 1]]})
             time.sleep(0.2)
             slow(tmp_path / "m" / "2", 0.0, scale=2.0)
-            _wait_for(lambda: _states(server, "m").get("2") == "AVAILABLE")
+            wait_for(lambda: _states(server, "m").get("2") == "AVAILABLE")
             if not in_flight.done():  # the old version waits for its last request before it unloads
                 assert _states(server, "m")["1"] == "UNLOADING"
             assert in_flight.result() == (200, {"predictions": [[1.0, 1.0, 1.0]]})
             asking = pool.submit(keep_asking)
-            _wait_for(lambda: _states(server, "m") == {"2": "AVAILABLE", "1": "END"})
+            wait_for(lambda: _states(server, "m") == {"2": "AVAILABLE", "1": "END"})
             time.sleep(0.2)
             stop.set()
             asking.result()
@@ -69,7 +59,7 @@ def test_a_version_that_fails_to_load_leaves_the_old_one_serving(tmp_path):
         index = next(p for p in (tmp_path / "staging" / "variables").iterdir() if p.name.endswith(".index"))
         os.remove(index)
         shutil.move(str(tmp_path / "staging"), str(tmp_path / "m" / "2"))
-        status = _wait_for(lambda: (lambda b: b["model_version_status"][0]["state"] == "END" and b)(
+        status = wait_for(lambda: (lambda b: b["model_version_status"][0]["state"] == "END" and b)(
             call(f"{server.url}/v1/models/m")[1]))
         v2, v1 = status["model_version_status"]
         assert v2["version"] == "2" and "variables.index" in v2["status"]["error_message"]
