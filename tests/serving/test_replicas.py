@@ -54,6 +54,20 @@ def test_two_replicas_both_serve_and_both_load_a_new_version(replicated):
     assert all(after[w] > served[w] for w in served), (served, after)  # both replicas run version 2
 
 
+@pytest.mark.timeout(60)
+def test_scheduler_address_places_a_replica_per_worker_of_that_cluster(replicated, tmp_path):
+    _, replicas, _ = replicated
+    linear(tmp_path / "other" / "7", scale=3.0)
+    attached = ReplicaSet.connect(replicas.client.scheduler.address)  # as --scheduler ADDR
+    with ModelServer(str(tmp_path / "other"), "lin", port=0, runner=attached, poll_seconds=0) as server:
+        _ask_many(server, np.eye(3, dtype=np.float32), scale=3.0)
+        status = call(f"{server.url}/v1/models/lin")[1]["replicas"]
+        assert sorted(r["worker"] for r in status) == sorted(r.address for r in replicas.up())
+        assert [r["state"] for r in status] == ["UP", "UP"] and all(r["served"] for r in status), status
+    with pytest.raises(OSError, match="cannot reach the Dask scheduler at --scheduler tcp://127.0.0.1:9"):
+        ReplicaSet.connect("tcp://127.0.0.1:9", connect_timeout=0.5)
+
+
 @pytest.mark.timeout(90)
 def test_a_killed_replica_worker_fails_no_request_and_status_says_so(replicated):
     server, replicas, _ = replicated
