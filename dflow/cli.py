@@ -7,6 +7,7 @@
     dflow info                                # versions, CuPy, GPUs
     dflow demo [--local | --scheduler ADDR]   # TF's Iris walk-through on a Dask cluster
     dflow serve EXPORT_DIR --model-name NAME  # TF Serving's REST API for a SavedModel (port 8501)
+    dflow serve EXPORT_DIR --model-name NAME --replicas 2 --max-batch-size 32
 
 ``cluster``, ``worker`` and ``serve`` run until interrupted (Ctrl-C or SIGTERM), then
 close their workers and scheduler cleanly.
@@ -83,9 +84,10 @@ def _build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="serve a SavedModel with TF Serving's REST API; run until interrupted",
         description="Loads the highest version under EXPORT_DIR (its numeric subdirectories 1/, 2/, ..., or "
-                    "EXPORT_DIR itself if it holds saved_model.pb) into a session and answers TF Serving's REST "
-                    "API: GET /v1/models/NAME, GET /v1/models/NAME/metadata, POST /v1/models/NAME:predict "
-                    "(:classify, :regress).")
+                    "EXPORT_DIR itself if it holds saved_model.pb) into a session, or one per Dask worker "
+                    "(--replicas, --scheduler), and answers TF Serving's REST API: GET /v1/models/NAME, "
+                    "GET /v1/models/NAME/metadata, POST /v1/models/NAME:predict (:classify, :regress). A higher "
+                    "version appearing later is loaded and swapped in without dropping requests.")
     serve.add_argument("export_dir", help="the SavedModel directory, or a directory of numbered versions")
     serve.add_argument("--model-name", required=True, help="the model's name in the URLs")
     serve.add_argument("--port", type=int, default=8501, help="REST port (default 8501, TF Serving's; 0: any)")
