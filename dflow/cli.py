@@ -271,6 +271,7 @@ def run_serve(args) -> int:
                              poll_seconds=args.file_system_poll_wait_seconds, runner=runner)
     except (errors.OpError, OSError, RuntimeError, ValueError) as e:
         message = e.message if isinstance(e, errors.OpError) else str(e)
+        message = message.removeprefix("dflow serve: ")
         print(f"dflow serve: cannot serve {args.export_dir}: {message}", file=sys.stderr, flush=True)
         return 1
     versions = str(server.versions.latest.version)

@@ -210,14 +210,12 @@ class ModelServer:
                  max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, threads: int = 4,
                  batching: BatchingParameters | None = None, request_timeout_ms: float = 0,
                  poll_seconds: float = 1.0, runner=None):
-        if not model_name or "/" in model_name or ":" in model_name:
-            raise ValueError(f"dflow serve: --model-name must be a non-empty name without '/' or ':', "
-                             f"got {model_name!r}")
-        if not request_timeout_ms >= 0:
-            raise ValueError(f"dflow serve: --request-timeout-ms must be >= 0 (0: none), got {request_timeout_ms!r}")
-        if not poll_seconds >= 0:
-            raise ValueError(f"dflow serve: --file-system-poll-wait-seconds must be >= 0 (0: never), "
-                             f"got {poll_seconds!r}")
+        runner = runner if runner is not None else LocalRunner()
+        try:
+            _check_arguments(model_name, request_timeout_ms, poll_seconds)
+        except ValueError:
+            runner.close()
+            raise
         self.model_name = model_name
         self.host = host
         self.max_request_bytes = int(max_request_bytes)
@@ -227,7 +225,6 @@ class ModelServer:
         threads = threads + (batching.num_batch_threads if batching else 0)
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dflow-serve")
         self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dflow-serve-load")
-        runner = runner if runner is not None else LocalRunner()
         try:
             self.versions = ModelVersions(export_dir, runner, self._loader)
         except BaseException:
@@ -345,6 +342,15 @@ class ModelServer:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def _check_arguments(model_name, request_timeout_ms, poll_seconds) -> None:
+    if not model_name or "/" in model_name or ":" in model_name:
+        raise ValueError(f"--model-name must be a non-empty name without '/' or ':', got {model_name!r}")
+    if not request_timeout_ms >= 0:
+        raise ValueError(f"--request-timeout-ms must be >= 0 (0: none), got {request_timeout_ms!r}")
+    if not poll_seconds >= 0:
+        raise ValueError(f"--file-system-poll-wait-seconds must be >= 0 (0: never), got {poll_seconds!r}")
 
 
 def _run_one(servable, job, deadline):

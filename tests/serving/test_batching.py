@@ -98,3 +98,54 @@ def test_a_deadline_passing_while_waiting_in_a_batch_gets_504(tmp_path):
         assert status == 504 and "DEADLINE_EXCEEDED" in body["error"] and time.monotonic() - t0 < 1.0
         time.sleep(1.6)  # its batch came due: the request had gone, so nothing ran
         assert server.predictors[1].runs == 0 and server.batcher.batches == 0
+
+
+def _save(export_dir, shape, build):
+    """simple_save of y = build(x) for a float32 placeholder x of ``shape``."""
+    import dflow as tf
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, shape, name="x")
+        tf.saved_model.simple_save(sess, str(export_dir), {"x": x}, {"y": tf.identity(build(tf, x), name="y")})
+
+
+def _concurrently(url, bodies):
+    with ThreadPoolExecutor(len(bodies)) as pool:
+        return list(pool.map(lambda body: call(url, body), bodies))
+
+
+_SLOW_BATCHES = BatchingParameters(max_batch_size=64, batch_timeout_micros=300_000, num_batch_threads=1)
+
+
+@pytest.mark.timeout(60)
+def test_one_bad_value_in_a_batch_fails_only_its_own_request(tmp_path):
+    def checked_sqrt(tf, x):
+        with tf.control_dependencies([tf.debugging.assert_non_negative(x, message="x must be >= 0")]):
+            return tf.sqrt(x)
+
+    _save(tmp_path / "m" / "1", [None, 3], checked_sqrt)
+    with ModelServer(str(tmp_path / "m"), "m", port=0, batching=_SLOW_BATCHES) as server:
+        rows = [[i, 4.0, 9.0] for i in range(5)] + [[-1.0, 4.0, 9.0]]
+        answers = _concurrently(f"{server.url}/v1/models/m:predict", [{"instances": [r]} for r in rows])
+        assert server.batcher.batches < len(rows)
+        for row, (status, body) in zip(rows[:-1], answers):
+            assert status == 200 and np.allclose(body["predictions"][0], np.sqrt(row)), body
+        status, body = answers[-1]
+        assert status == 400 and "x must be >= 0" in body["error"]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("shape, build, batched", [
+    ([2, 3], lambda tf, x: 2.0 * x, False),  # no batch dimension: each request runs alone
+    ([None, 3], lambda tf, x: tf.reduce_sum(x), True),  # the output loses it: joined, then each rerun alone
+])
+def test_requests_a_batch_cannot_split_run_alone(tmp_path, shape, build, batched):
+    _save(tmp_path / "m" / "1", shape, build)
+    with ModelServer(str(tmp_path / "m"), "m", port=0, batching=_SLOW_BATCHES) as server:
+        inputs = [np.full((2, 3), i, np.float32) for i in range(4)]
+        answers = _concurrently(f"{server.url}/v1/models/m:predict", [{"inputs": x.tolist()} for x in inputs])
+        want = [2.0 * x if shape[0] == 2 else x.sum() for x in inputs]
+        for (status, body), y in zip(answers, want):
+            assert status == 200 and np.allclose(body["outputs"], y), body
+        assert (server.batcher.batches > 0) == batched
+        assert server.predictors[1].runs == len(inputs) + (server.batcher.batches if batched else 0)
