@@ -1,12 +1,17 @@
-"""One loaded SavedModel version and TF Serving's request formats: the ``Predictor``.
+"""TF Serving's request formats (``Signatures``) and one loaded SavedModel version (``Predictor``).
 
-A ``Predictor`` loads the ``serve`` meta graph of one export directory into
-its own graph and ``Session`` and answers TF Serving's REST requests (the
-parsed JSON bodies) for its signatures: ``predict`` in the row
+``Signatures`` holds a ``signature_def`` map and turns TF Serving's REST
+request bodies (parsed JSON) into ``Job``s: ``predict`` in the row
 (``instances``) and columnar (``inputs``) formats, ``classify`` and
-``regress`` from JSON ``tf.Example``s. It is the unit a replicated server
-would place on each Dask worker; its methods take and return plain JSON
-values so they can travel.
+``regress`` from JSON ``tf.Example``s; a job says what to run (signature,
+feeds as arrays, outputs) and how to answer from the outputs. Keeping the two
+halves apart lets the server join jobs into batches and run them anywhere.
+
+A ``Predictor`` is ``Signatures`` plus the ``serve`` meta graph loaded into
+its own graph and ``Session``: ``run`` runs a job's feeds, and ``predict``,
+``classify``, ``regress`` answer a body in one call. The server holds one per
+version (``versions.LocalRunner``), or each Dask worker does
+(``replicas.ReplicaActor``).
 
 Bad requests raise ``RequestError`` (HTTP 400) with TF Serving's wording where
 it has one, naming the input.

@@ -211,7 +211,11 @@ class ReplicaSet:
     def load(self, version: int, path: str) -> Signatures:
         signatures = read_signatures(path, version)
         with self._placing:  # a replica placed meanwhile loads this version too
-            self._on_every("load", (version, path))
+            try:
+                self._on_every("load", (version, path))
+            except BaseException:
+                self._on_every("unload", (version,))  # from the replicas where it did load
+                raise
             self.versions[version] = path
         if not self.up():
             raise RuntimeError(f"no replica is up to load version {version}")

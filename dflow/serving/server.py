@@ -11,7 +11,7 @@ Routes (TF Serving's)::
 Errors are ``{"error": "..."}``: 400 for a bad request, 404 for an unknown
 model, version or path, 413 for a body over ``max_request_bytes`` (refused
 from its ``Content-Length`` before it is read, or as soon as a chunked body
-passes the limit), 503 when the batch queue is full, 504
+passes the limit), 503 when the batch queue is full or no replica is up, 504
 (``DEADLINE_EXCEEDED``) when a request's deadline passes before its answer.
 
 A request's deadline is the least of the server's ``request_timeout_ms`` and
