@@ -4,4 +4,5 @@ import sys
 
 from dflow.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # spawned worker processes of `--replicas`/`cluster` import this module again
+    sys.exit(main())

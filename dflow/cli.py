@@ -7,6 +7,7 @@
     dflow info                                # versions, CuPy, GPUs
     dflow demo [--local | --scheduler ADDR]   # TF's Iris walk-through on a Dask cluster
     dflow serve EXPORT_DIR --model-name NAME  # TF Serving's REST API for a SavedModel (port 8501)
+    dflow serve EXPORT_DIR --model-name NAME --replicas 2 --max-batch-size 32
 
 ``cluster``, ``worker`` and ``serve`` run until interrupted (Ctrl-C or SIGTERM), then
 close their workers and scheduler cleanly.
@@ -83,15 +84,38 @@ def _build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="serve a SavedModel with TF Serving's REST API; run until interrupted",
         description="Loads the highest version under EXPORT_DIR (its numeric subdirectories 1/, 2/, ..., or "
-                    "EXPORT_DIR itself if it holds saved_model.pb) into a session and answers TF Serving's REST "
-                    "API: GET /v1/models/NAME, GET /v1/models/NAME/metadata, POST /v1/models/NAME:predict "
-                    "(:classify, :regress).")
+                    "EXPORT_DIR itself if it holds saved_model.pb) into a session, or one per Dask worker "
+                    "(--replicas, --scheduler), and answers TF Serving's REST API: GET /v1/models/NAME, "
+                    "GET /v1/models/NAME/metadata, POST /v1/models/NAME:predict (:classify, :regress). A higher "
+                    "version appearing later is loaded and swapped in without dropping requests.")
     serve.add_argument("export_dir", help="the SavedModel directory, or a directory of numbered versions")
     serve.add_argument("--model-name", required=True, help="the model's name in the URLs")
     serve.add_argument("--port", type=int, default=8501, help="REST port (default 8501, TF Serving's; 0: any)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--max-request-bytes", type=int, default=16 * 1024 * 1024,
                        help="larger request bodies get 413 unread (default 16 MiB)")
+    batching = serve.add_argument_group(
+        "batching", "TF Serving's batching parameters: concurrent :predict requests whose inputs all have a "
+                    "leading batch dimension are joined into one Session.run and split back.")
+    batching.add_argument("--max-batch-size", type=int, default=0,
+                          help="rows in a batch at most; 0 (default): no batching")
+    batching.add_argument("--batch-timeout-micros", type=int, default=0,
+                          help="how long a batch waits for more requests when a batch thread is free (default 0)")
+    batching.add_argument("--num-batch-threads", type=int, default=os.cpu_count() or 1,
+                          help="batches run at once (default: CPU cores)")
+    batching.add_argument("--max-enqueued-batches", type=int, default=100,
+                          help="batches waiting at most; beyond, requests get 503 (default 100)")
+    serve.add_argument("--request-timeout-ms", type=float, default=0,
+                       help="a request not answered within this gets 504 DEADLINE_EXCEEDED (default 0: no limit; "
+                            "a request's X-Request-Deadline-Ms or grpc-timeout header may ask for less)")
+    where = serve.add_mutually_exclusive_group()
+    where.add_argument("--replicas", type=int, default=0, metavar="N",
+                       help="serve from N replicas, one per worker of an embedded dflow.LocalCluster (default 0: "
+                            "one session in this process)")
+    where.add_argument("--scheduler", metavar="ADDR",
+                       help="serve from one replica per worker of the Dask cluster at ADDR (tcp://host:port)")
+    serve.add_argument("--file-system-poll-wait-seconds", type=float, default=1.0,
+                       help="how often EXPORT_DIR is polled for a new version (default 1; 0: never)")
 
     info = commands.add_parser("info", help="print versions and whether CuPy and GPUs are available")
     info.add_argument("--cupy", action="store_true", help="import CuPy and ask it how many GPUs it sees")
@@ -225,20 +249,36 @@ def run_demo(args) -> int:
 
 def run_serve(args) -> int:
     from dflow.framework import errors
-    from dflow.serving import ModelServer
+    from dflow.serving import BatchingParameters, ModelServer
+    from dflow.serving.replicas import ReplicaSet
 
     stop = _stop_event()
     t0 = time.perf_counter()
     try:
+        batching = None
+        if args.max_batch_size:
+            batching = BatchingParameters(args.max_batch_size, args.batch_timeout_micros, args.num_batch_threads,
+                                          args.max_enqueued_batches)
+        runner = None
+        if args.replicas:
+            runner = ReplicaSet.local(args.replicas)
+        elif args.scheduler:
+            runner = ReplicaSet.connect(args.scheduler)
+        threads = 4 if runner is None else max(4, 2 * len(runner.up()))
         server = ModelServer(args.export_dir, args.model_name, port=args.port, host=args.host,
-                             max_request_bytes=args.max_request_bytes)
+                             max_request_bytes=args.max_request_bytes, threads=threads, batching=batching,
+                             request_timeout_ms=args.request_timeout_ms,
+                             poll_seconds=args.file_system_poll_wait_seconds, runner=runner)
     except (errors.OpError, OSError, RuntimeError, ValueError) as e:
         message = e.message if isinstance(e, errors.OpError) else str(e)
+        message = message.removeprefix("dflow serve: ")
         print(f"dflow serve: cannot serve {args.export_dir}: {message}", file=sys.stderr, flush=True)
         return 1
-    versions = ", ".join(str(v) for v in sorted(server.predictors))
+    versions = str(server.versions.latest.version)
     _say(f"dflow serve: model {args.model_name!r} version {versions} loaded in {time.perf_counter() - t0:.1f} s")
     _say(f"  REST: {server.url}/v1/models/{args.model_name}    (:predict, :classify, :regress, /metadata)")
+    if runner is not None:
+        _say(f"  replicas: {', '.join(r.address for r in runner.up())}")
     _say("Press Ctrl-C to stop.")
     server.serve_forever(stop)
     _say("dflow serve: stopped")

@@ -70,6 +70,15 @@ def _meta_graph_for_tags(model: SavedModel, tags) -> MetaGraphDef:
                        f"tag-sets in the SavedModel, please use the SavedModel CLI: `saved_model_cli`.")
 
 
+def read_meta_graph(export_dir, tags) -> MetaGraphDef:
+    """The ``MetaGraphDef`` tagged ``tags`` of the SavedModel at ``export_dir``, read without a session.
+
+    Its ``signature_def`` is what a server needs to parse requests before a
+    replica elsewhere runs them; nothing is imported and no variable is read.
+    """
+    return _meta_graph_for_tags(parse_saved_model(_local_dir(export_dir, "read_meta_graph")), tags)
+
+
 def _check_variables(prefix: str) -> None:
     from dflow.train import checkpoint_format
 

@@ -1,12 +1,17 @@
-"""One loaded SavedModel version and TF Serving's request formats: the ``Predictor``.
+"""TF Serving's request formats (``Signatures``) and one loaded SavedModel version (``Predictor``).
 
-A ``Predictor`` loads the ``serve`` meta graph of one export directory into
-its own graph and ``Session`` and answers TF Serving's REST requests (the
-parsed JSON bodies) for its signatures: ``predict`` in the row
+``Signatures`` holds a ``signature_def`` map and turns TF Serving's REST
+request bodies (parsed JSON) into ``Job``s: ``predict`` in the row
 (``instances``) and columnar (``inputs``) formats, ``classify`` and
-``regress`` from JSON ``tf.Example``s. It is the unit a replicated server
-would place on each Dask worker; its methods take and return plain JSON
-values so they can travel.
+``regress`` from JSON ``tf.Example``s; a job says what to run (signature,
+feeds as arrays, outputs) and how to answer from the outputs. Keeping the two
+halves apart lets the server join jobs into batches and run them anywhere.
+
+A ``Predictor`` is ``Signatures`` plus the ``serve`` meta graph loaded into
+its own graph and ``Session``: ``run`` runs a job's feeds, and ``predict``,
+``classify``, ``regress`` answer a body in one call. The server holds one per
+version (``versions.LocalRunner``), or each Dask worker does
+(``replicas.ReplicaActor``).
 
 Bad requests raise ``RequestError`` (HTTP 400) with TF Serving's wording where
 it has one, naming the input.
@@ -17,6 +22,8 @@ from __future__ import annotations
 import base64
 import os
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -143,26 +150,44 @@ def _json_value(array: np.ndarray):
 # -- the Predictor --------------------------------------------------------------------------------------------
 
 
-class Predictor:
-    """One SavedModel version loaded into its own graph and ``Session``; thread-safe (one request at a time)."""
+@dataclass
+class Job:
+    """One request, parsed: what to run (signature, feeds, outputs) and how to answer with the outputs.
 
-    def __init__(self, export_dir: str, version: int, tags=(SERVING,)):
-        import dflow as tf
+    ``rows`` is the leading dimension shared by every feed when each input
+    of the signature has a batch dimension (``None`` first), else ``None``:
+    only such jobs are concatenated with others into one run.
+    """
 
-        self.export_dir = os.fspath(export_dir)
+    signature_key: str
+    feeds: dict
+    output_keys: tuple
+    reply: Callable[[dict], dict]
+    rows: int | None = None
+
+
+def _batch_rows(sig, feeds: dict) -> int | None:
+    sizes = set()
+    for name, array in feeds.items():
+        shape = _shape_of(sig.inputs[name])
+        if not shape or shape[0] != -1 or np.ndim(array) == 0:
+            return None
+        sizes.add(np.shape(array)[0])
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+class Signatures:
+    """TF Serving's request formats for a ``signature_def`` map: requests in, ``Job``s out; replies from outputs.
+
+    ``prepare(method, body)`` parses a ``:predict``, ``:classify`` or
+    ``:regress`` body into a ``Job`` (``RequestError`` naming what is wrong);
+    whoever runs it (a ``Predictor`` here, or a replica on a Dask worker)
+    hands the outputs to ``job.reply``.
+    """
+
+    def __init__(self, signature_def: dict, version: int):
+        self.signatures = dict(signature_def)
         self.version = int(version)
-        self.graph = tf.Graph()
-        self.session = tf.Session(graph=self.graph)
-        try:
-            self.meta_graph = tf.saved_model.loader.load(self.session, list(tags), self.export_dir)
-        except BaseException:
-            self.session.close()
-            raise
-        self.signatures = dict(self.meta_graph.signature_def)
-        self._lock = threading.Lock()
-
-    def close(self) -> None:
-        self.session.close()
 
     # -- metadata
 
@@ -189,8 +214,6 @@ class Predictor:
                                         "method_name": sig.method_name}
                                   for key, sig in sorted(self.signatures.items())}}
 
-    # -- running
-
     def signature(self, name):
         name = name or DEFAULT_SERVING_SIGNATURE_DEF_KEY
         if not isinstance(name, str):
@@ -199,30 +222,31 @@ class Predictor:
             raise RequestError(f"Serving signature name: \"{name}\" not found in signature def")
         return name, self.signatures[name]
 
-    def _run(self, sig, feeds: dict, output_filter=None) -> dict:
-        from dflow.framework import errors
+    def prepare(self, method: str, body: dict) -> Job:
+        """The ``Job`` of a ``predict``, ``classify`` or ``regress`` request body."""
+        if method not in ("predict", "classify", "regress"):
+            raise RequestError(f"unknown method '{method}': expected predict, classify or regress", 404)
+        return getattr(self, "_" + method)(body)
 
+    @staticmethod
+    def _job(key: str, sig, feeds: dict, output_filter, reply) -> Job:
         for name in sig.inputs:
             if name not in feeds:
                 raise RequestError(f"input '{name}' is missing from the request (the signature's inputs: "
                                    f"{sorted(sig.inputs)})")
-        outputs = {k: v for k, v in sig.outputs.items() if output_filter is None or k in output_filter}
         if output_filter:
+            if not isinstance(output_filter, list) or not all(isinstance(k, str) for k in output_filter):
+                raise RequestError(f"output_filter: expected a list of output names, got {output_filter!r:.80}")
             unknown = sorted(set(output_filter) - set(sig.outputs))
             if unknown:
                 raise RequestError(f"output_filter: unknown outputs {unknown} (the signature's outputs: "
                                    f"{sorted(sig.outputs)})")
-        feed_dict = {sig.inputs[k].name: v for k, v in feeds.items()}
-        fetches = {k: v.name for k, v in outputs.items()}
-        with self._lock:
-            try:
-                return self.session.run(fetches, feed_dict)
-            except (errors.InvalidArgumentError, errors.OutOfRangeError) as e:
-                raise RequestError(str(e.message if hasattr(e, "message") else e)) from None
+        outputs = tuple(sorted(k for k in sig.outputs if not output_filter or k in output_filter))
+        return Job(key, feeds, outputs, reply, _batch_rows(sig, feeds))
 
-    def predict(self, body: dict) -> dict:
+    def _predict(self, body: dict) -> Job:
         """``{"instances": [...]}`` → ``{"predictions": [...]}``; ``{"inputs": ...}`` → ``{"outputs": ...}``."""
-        _, sig = self.signature(body.get("signature_name"))
+        key, sig = self.signature(body.get("signature_name"))
         has_rows, has_cols = "instances" in body, "inputs" in body
         if has_rows == has_cols:
             raise RequestError("JSON Value: the request must hold exactly one of 'instances' (row format) or "
@@ -231,8 +255,7 @@ class Predictor:
         output_filter = body.get("output_filter")
         if has_rows:
             feeds = self._rows(body["instances"], sig, names)
-            out = self._run(sig, feeds, output_filter)
-            return {"predictions": self._rows_out(out)}
+            return self._job(key, sig, feeds, output_filter, lambda out: {"predictions": self._rows_out(out)})
         value = body["inputs"]
         if isinstance(value, dict) and not (set(value) == {"b64"} and len(names) == 1):
             unknown = sorted(set(value) - set(names))
@@ -243,10 +266,7 @@ class Predictor:
             feeds = {names[0]: to_array(value, sig.inputs[names[0]], names[0])}
         else:
             raise RequestError(f"'inputs' must be an object naming the signature's inputs {names}")
-        out = self._run(sig, feeds, output_filter)
-        if len(out) == 1:
-            return {"outputs": _json_value(next(iter(out.values())))}
-        return {"outputs": {k: _json_value(v) for k, v in sorted(out.items())}}
+        return self._job(key, sig, feeds, output_filter, _columns_out)
 
     @staticmethod
     def _rows(instances, sig, names) -> dict:
@@ -286,7 +306,7 @@ class Predictor:
     # -- classify and regress
 
     def _examples(self, body: dict, method: str):
-        name, sig = self.signature(body.get("signature_name"))
+        key, sig = self.signature(body.get("signature_name"))
         if sig.method_name != method:
             kind = "classification" if method == CLASSIFY_METHOD_NAME else "regression"
             raise RequestError(f"Expected {kind} signature method_name to be {method}. Was: {sig.method_name}")
@@ -306,26 +326,98 @@ class Predictor:
                                    f"also in 'context'")
             serialized.append(_example_bytes({**context, **example}, f"example {i}"))
         (input_name,) = sig.inputs
-        return sig, {input_name: np.array(serialized, dtype=object)}
+        return key, sig, {input_name: np.array(serialized, dtype=object)}
+
+    def _classify(self, body: dict) -> Job:
+        """TF Serving's classify: ``{"examples": [...]}`` → ``{"result": [[[label, score], ...], ...]}``."""
+        key, sig, feeds = self._examples(body, CLASSIFY_METHOD_NAME)
+        return self._job(key, sig, feeds, None, _classify_out)
+
+    def _regress(self, body: dict) -> Job:
+        """TF Serving's regress: ``{"examples": [...]}`` → ``{"result": [value, ...]}``."""
+        key, sig, feeds = self._examples(body, REGRESS_METHOD_NAME)
+        return self._job(key, sig, feeds, None,
+                         lambda out: {"result": np.asarray(out["outputs"]).reshape(-1).astype(float).tolist()})
+
+
+def _columns_out(out: dict) -> dict:
+    if len(out) == 1:
+        return {"outputs": _json_value(next(iter(out.values())))}
+    return {"outputs": {k: _json_value(v) for k, v in sorted(out.items())}}
+
+
+def _classify_out(out: dict) -> dict:
+    scores, classes = out.get("scores"), out.get("classes")
+    result = []
+    for i in range(np.shape(scores if scores is not None else classes)[0]):
+        s = np.asarray(scores[i]).reshape(-1).tolist() if scores is not None else None
+        c = _json_value(np.asarray(classes[i]).reshape(-1)) if classes is not None else None
+        result.append([[c[j] if c is not None else "", float(s[j]) if s is not None else 0.0]
+                       for j in range(len(s if s is not None else c))])
+    return {"result": result}
+
+
+def read_signatures(export_dir: str, version: int, tags=(SERVING,)) -> Signatures:
+    """The ``Signatures`` of a SavedModel read from its ``saved_model.pb`` alone (no session, no variables)."""
+    from dflow.saved_model.loader import read_meta_graph
+
+    return Signatures(read_meta_graph(export_dir, list(tags)).signature_def, version)
+
+
+class Predictor(Signatures):
+    """One SavedModel version loaded into its own graph and ``Session``; thread-safe (one run at a time).
+
+    >>> p = Predictor("export/linear/1", 1)                        # doctest: +SKIP
+    >>> p.predict({"instances": [[1.0, 2.0, 3.0]]})                # doctest: +SKIP
+    {'predictions': [...]}
+    """
+
+    def __init__(self, export_dir: str, version: int, tags=(SERVING,)):
+        import dflow as tf
+
+        self.export_dir = os.fspath(export_dir)
+        self.graph = tf.Graph()
+        self.session = tf.Session(graph=self.graph)
+        try:
+            meta_graph = tf.saved_model.loader.load(self.session, list(tags), self.export_dir)
+        except BaseException:
+            self.session.close()
+            raise
+        super().__init__(meta_graph.signature_def, version)
+        self.meta_graph = meta_graph
+        self._lock = threading.Lock()
+        self.runs = 0  # Session.runs made, for tests and status
+
+    def close(self) -> None:
+        self.session.close()
+
+    def run(self, signature_key: str, feeds: dict, output_keys) -> dict:
+        """``{output: array}`` of one ``Session.run`` of signature ``signature_key`` on ``{input: array}``."""
+        from dflow.framework import errors
+
+        sig = self.signatures[signature_key]
+        feed_dict = {sig.inputs[k].name: v for k, v in feeds.items()}
+        fetches = {k: sig.outputs[k].name for k in output_keys}
+        with self._lock:
+            self.runs += 1
+            try:
+                return self.session.run(fetches, feed_dict)
+            except (errors.InvalidArgumentError, errors.OutOfRangeError) as e:
+                raise RequestError(str(e.message if hasattr(e, "message") else e)) from None
+
+    def answer(self, method: str, body: dict) -> dict:
+        """The reply to one request body, run here: ``prepare``, ``run``, ``reply``."""
+        job = self.prepare(method, body)
+        return job.reply(self.run(job.signature_key, job.feeds, job.output_keys))
+
+    def predict(self, body: dict) -> dict:
+        return self.answer("predict", body)
 
     def classify(self, body: dict) -> dict:
-        """TF Serving's classify: ``{"examples": [...]}`` → ``{"result": [[[label, score], ...], ...]}``."""
-        sig, feeds = self._examples(body, CLASSIFY_METHOD_NAME)
-        out = self._run(sig, feeds)
-        scores, classes = out.get("scores"), out.get("classes")
-        result = []
-        for i in range(np.shape(scores if scores is not None else classes)[0]):
-            s = np.asarray(scores[i]).reshape(-1).tolist() if scores is not None else None
-            c = _json_value(np.asarray(classes[i]).reshape(-1)) if classes is not None else None
-            result.append([[c[j] if c is not None else "", float(s[j]) if s is not None else 0.0]
-                           for j in range(len(s if s is not None else c))])
-        return {"result": result}
+        return self.answer("classify", body)
 
     def regress(self, body: dict) -> dict:
-        """TF Serving's regress: ``{"examples": [...]}`` → ``{"result": [value, ...]}``."""
-        sig, feeds = self._examples(body, REGRESS_METHOD_NAME)
-        out = self._run(sig, feeds)
-        return {"result": np.asarray(out["outputs"]).reshape(-1).astype(float).tolist()}
+        return self.answer("regress", body)
 
 
 def _example_bytes(features: dict, where: str) -> bytes:

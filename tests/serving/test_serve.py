@@ -5,39 +5,16 @@ import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
 import numpy as np
 import pytest
 
 import dflow as tf
 from dflow.serving import ModelServer
-
-_X = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]], np.float32)
-
-
-def _linear(export_dir):
-    """simple_save of y = relu(x w + b) and z = x·1 (two outputs); returns the session's y and z for _X."""
-    with tf.Graph().as_default(), tf.Session() as sess:
-        x = tf.placeholder(tf.float32, [None, 3], name="x")
-        w = tf.Variable(np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2), name="w")
-        b = tf.Variable(np.array([0.1, -0.2], np.float32), name="b")
-        y = tf.nn.relu(tf.matmul(x, w) + b, name="y")
-        z = tf.reduce_sum(x, axis=1, name="z")
-        sess.run(tf.global_variables_initializer())
-        tf.saved_model.simple_save(sess, str(export_dir), inputs={"x": x}, outputs={"y": y, "z": z})
-        return sess.run([y, z], {x: _X})
-
-
-def _call(url, body=None, raw=None):
-    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(url, data=data, method="GET" if data is None else "POST")
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+from tests.serving.models import X as _X
+from tests.serving.models import call as _call
+from tests.serving.models import linear as _linear
+from tests.serving.models import linear_y
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +209,8 @@ def test_cli_serves_until_interrupted(tmp_path):
 
     y, _ = _linear(tmp_path / "m")
     proc = subprocess.Popen([sys.executable, "-m", "dflow", "serve", str(tmp_path / "m"), "--model-name", "m",
-                             "--port", "0"], stdout=subprocess.PIPE, text=True)
+                             "--port", "0", "--max-batch-size", "8", "--request-timeout-ms", "5000"],
+                            stdout=subprocess.PIPE, text=True)
     try:
         lines = [proc.stdout.readline() for _ in range(2)]
         assert "model 'm' version 1 loaded" in lines[0], lines
@@ -250,7 +228,7 @@ def test_concurrent_requests_all_answered(linear):
 
     server, _ = linear
     rows = np.random.RandomState(0).uniform(-2, 2, size=(24, 3)).astype(np.float32)
-    direct = np.maximum(rows @ np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2) + [0.1, -0.2], 0)
+    direct = linear_y(rows)
 
     def ask(i):
         return _call(f"{server.url}/v1/models/lin:predict", {"inputs": rows[i:i + 1].tolist(),
