@@ -14,8 +14,13 @@ Two models: the seed network (1-5-1 tanh, batch 50) and the
 start together, when all have joined, and after five warm-up steps each
 steps for the same time.
 
-Run: ``python benchmarks/bench_data_parallel.py [--tf /path/to/tf/python] [--workers 1,2,3]``;
-with ``--tf`` the same runs under TF1 on localhost gRPC.
+A last row runs the seed network asynchronously from ``--clients`` (8) trainer
+processes at once: steps/s in all and per client (min, max), and for dflow a
+check that the ps's global step is the sum of the clients' updates.
+
+Run: ``python benchmarks/bench_data_parallel.py [--tf /path/to/tf/python] [--workers 1,2,3]
+[--models seed,mlp] [--modes async,sync] [--clients 8]``; with ``--tf`` the same runs under TF1
+on localhost gRPC, and the output ends with one JSON line ``{"ratios": {"<row>": dflow/TF1}}``.
 """
 
 from __future__ import annotations
@@ -91,13 +96,17 @@ TRAINER = textwrap.dedent("""
         g0 = sess.run(gs)
         k, start = 0, time.perf_counter()
         reported = False
-        while True:  # until the bench kills it: in sync mode the others need this one's gradients
+        while True:  # sync: until the bench kills it (the others need this one's gradients)
             sess.run(train, feed); k += 1
             elapsed = time.perf_counter() - start
             if elapsed >= seconds and not reported:
                 g1 = sess.run(gs)
-                print(json.dumps({"steps": k, "seconds": elapsed, "global_steps": int(g1 - g0)}), flush=True)
+                # updates: every train run of this trainer, warm-up included (async: one global step each)
+                print(json.dumps({"steps": k, "seconds": elapsed, "global_steps": int(g1 - g0),
+                                  "updates": k + 5}), flush=True)
                 reported = True
+                if mode == "async":
+                    break
 """)
 
 PS = textwrap.dedent("""
@@ -144,6 +153,19 @@ def _first_line(proc, prefix: str, timeout: float):
 
 def run(python: str, lib: str, model: str, mode: str, workers: int) -> float:
     """Steps per second of one configuration (its own fresh ps)."""
+    results = run_trainers(python, lib, model, mode, workers)
+    if mode == "sync":
+        return max(r["global_steps"] / r["seconds"] for r in results)
+    return sum(r["steps"] / r["seconds"] for r in results)
+
+
+def run_trainers(python: str, lib: str, model: str, mode: str, workers: int, check_updates: bool = False) -> list:
+    """Each trainer's report (steps, seconds, global_steps, updates) for one configuration on a fresh ps.
+
+    ``check_updates`` (dflow, async): reads the ps's global step after the trainers have stopped and
+    raises unless it is the sum of their updates (nothing lost, nothing doubled)."""
+    if check_updates and (lib != "dflow" or mode != "async"):
+        raise ValueError("check_updates: dflow's async runs only")
     if lib == "tf1":
         spec = {"ps": [f"127.0.0.1:{_free_port()}"], "worker": [f"127.0.0.1:{_free_port()}" for _ in range(workers)]}
         ps = subprocess.Popen([python, "-c", PS, lib, json.dumps(spec)], stdin=subprocess.PIPE,
@@ -179,11 +201,37 @@ def run(python: str, lib: str, model: str, mode: str, workers: int) -> float:
                 raise RuntimeError(f"{lib} {model} {mode} trainer {i} failed while {stage} (exit code {codes[i]}; "
                                    f"ready: {ready}):\n{log.read()[-3000:]}")
         results = [json.loads(r) for r in results]
-        if mode == "sync":
-            return max(r["global_steps"] / r["seconds"] for r in results)
-        return sum(r["steps"] / r["seconds"] for r in results)
+        if check_updates:
+            for p in procs:
+                p.wait(60)  # async trainers stop by themselves once they have reported
+            final = _global_step(target)
+            if final != sum(r["updates"] for r in results):
+                raise RuntimeError(f"lost or doubled updates: the global step is {final}, the trainers made "
+                                   f"{sum(r['updates'] for r in results)} updates ({[r['updates'] for r in results]})")
+        return results
     finally:
         ps.kill()
+
+
+def _global_step(target: str) -> int:
+    import dflow as tf
+
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            gs = tf.train.get_or_create_global_step()
+        with tf.Session(target) as sess:
+            return int(sess.run(gs))
+
+
+def many_clients(libs, clients: int) -> dict:
+    """The seed network, async, from ``clients`` trainer processes at once: steps/s per client (min,
+    max) and in all, per library; dflow's run also checks that no update is lost."""
+    out = {}
+    for lib, python in libs:
+        results = run_trainers(python, lib, "seed", "async", clients, check_updates=lib == "dflow")
+        rates = [r["steps"] / r["seconds"] for r in results]
+        out[lib] = {"total": sum(rates), "min": min(rates), "max": max(rates)}
+    return out
 
 
 def main() -> None:
@@ -192,21 +240,44 @@ def main() -> None:
     ap.add_argument("--workers", default="1,2,3")
     ap.add_argument("--models", default="seed,mlp")
     ap.add_argument("--modes", default="async,sync")
+    ap.add_argument("--clients", type=int, default=8,
+                    help="the many-clients row: seed async from this many trainers at once (0: no such row)")
     args = ap.parse_args()
-    print(f"machine: {platform.node()} {platform.machine()} python {platform.python_version()}")
+    print(f"machine: {platform.node()} {platform.machine()} python {platform.python_version()}; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     libs = [("dflow", sys.executable)] + ([("tf1", args.tf)] if args.tf else [])
     print(f"{'figure (steps/s)':28s}" + "".join(f"{lib:>10s}" for lib, _ in libs))
+    ratios = {}
     for model in args.models.split(","):
         for mode in args.modes.split(","):
             for n in map(int, args.workers.split(",")):
-                row = []
+                row, figures = [], {}
                 for lib, python in libs:
                     try:
-                        row.append(f"{run(python, lib, model, mode, n):10.1f}")
+                        figures[lib] = run(python, lib, model, mode, n)
+                        row.append(f"{figures[lib]:10.1f}")
                     except Exception as e:  # noqa: BLE001 - print the row, report the failure
                         print(f"{lib} {model} {mode} x{n}: {e}", file=sys.stderr)
                         row.append(f"{'failed':>10s}")
-                print(f"{f'{model} {mode} x{n}':28s}" + "".join(row), flush=True)
+                name = f"{model} {mode} x{n}"
+                print(f"{name:28s}" + "".join(row), flush=True)
+                if figures.get("tf1"):
+                    ratios[name] = round(figures["dflow"] / figures["tf1"], 3) if "dflow" in figures else None
+    if args.clients:
+        name = f"seed async {args.clients} clients"
+        try:
+            many = many_clients(libs, args.clients)
+        except Exception as e:  # noqa: BLE001 - print the row, report the failure
+            print(f"{name}: {e}", file=sys.stderr)
+        else:
+            print(f"{name + ' (all)':28s}" + "".join(f"{many[lib]['total']:10.1f}" for lib, _ in libs))
+            print(f"{'  per client, min':28s}" + "".join(f"{many[lib]['min']:10.1f}" for lib, _ in libs))
+            print(f"{'  per client, max':28s}" + "".join(f"{many[lib]['max']:10.1f}" for lib, _ in libs))
+            print("  (dflow: the global step equals the sum of the clients' updates: none lost)", flush=True)
+            if "tf1" in many:
+                ratios[name] = round(many["dflow"]["total"] / many["tf1"]["total"], 3)
+    if args.tf:
+        print(json.dumps({"ratios": ratios}), flush=True)
 
 
 if __name__ == "__main__":

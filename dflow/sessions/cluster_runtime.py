@@ -165,7 +165,11 @@ class ClusterRuntime:
             raise errors.UnavailableError(None, None, f"The Dask cluster at {self.client.scheduler.address} has "
                                                       f"no workers.")
         infos = [(addr, w.get("name"), w.get("resources") or {}) for addr, w in workers.items()]
+        old = getattr(self, "_mapping", None)
         self._mapping = map_devices(infos)
+        if old is not None and {a: e["devices"] for a, e in old.items()} != \
+                {a: e["devices"] for a, e in self._mapping.items()}:
+            self.topology_version += 1  # a task lost or back on a new process: cached plans are stale
         _log_mapping_once(self.client.scheduler.address, self._mapping)
         self._devices = [d for d in full_device_names(self._mapping)
                          if not self._filters or any(_matches(f, d) for f in self._filters)]
@@ -509,6 +513,8 @@ class ClusterRuntime:
             for t in tasks:
                 if not t.done():
                     t.cancel()
+                elif not t.cancelled():
+                    t.exception()  # marks a partner partition's failure as seen (asyncio logs it otherwise)
 
     async def _run_here(self, prog, traced, ctx, fed, ups):
         """A partition of a worker in this process: no message, no copy."""

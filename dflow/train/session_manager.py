@@ -134,6 +134,7 @@ class SessionManager:
         self._graph = graph
         self._recovery_wait_secs = recovery_wait_secs
         self._target = None
+        self._topology_at_creation = 0  # the session's topology_version when _restore_checkpoint made it
         self._local_init_run_options = local_init_run_options
         self._local_init_feed_dict = local_init_feed_dict
 
@@ -145,6 +146,7 @@ class SessionManager:
             raise ValueError("Can not provide both checkpoint_dir and checkpoint_filename_with_path.")
         self._target = master
         sess = _new_session(self._target, self._graph, config)
+        self._topology_at_creation = _topology_version(sess)
         try:
             # Global state only (ready_for_local_init_op's question where there is one): local variables,
             # which local_init_op sets up anew, are on the lost worker by design.
@@ -203,16 +205,26 @@ class SessionManager:
                     init_fn(sess)
             local_init_success, msg = self._try_run_local_init_op(sess)
             if not local_init_success:
-                raise RuntimeError(f"Init operations did not make model ready for local_init.  Init op: "
-                                   f"{_maybe_name(init_op)}, init fn: {init_fn}, error: {msg}")
+                self._raise_not_ready(sess, f"Init operations did not make model ready for local_init.  Init op: "
+                                            f"{_maybe_name(init_op)}, init fn: {init_fn}, error: {msg}")
             is_ready, msg = self._model_ready(sess)
             if not is_ready:
-                raise RuntimeError(f"Init operations did not make model ready.  Init op: {_maybe_name(init_op)}, "
-                                   f"init fn: {init_fn}, local_init_op: {self._local_init_op}, error: {msg}")
+                self._raise_not_ready(sess, f"Init operations did not make model ready.  Init op: "
+                                            f"{_maybe_name(init_op)}, init fn: {init_fn}, local_init_op: "
+                                            f"{self._local_init_op}, error: {msg}")
         except BaseException:
             _safe_close(sess)
             raise
         return sess
+
+    def _raise_not_ready(self, sess, message: str) -> None:
+        """TF1's RuntimeError; but ``UnavailableError`` (which a monitored session recovers from) when the
+        cluster lost a task while the session was prepared: a parameter server restarted empty after its
+        variables were restored or initialised."""
+        if _topology_version(sess) != self._topology_at_creation:
+            raise errors.UnavailableError(None, None, f"A task of the cluster was lost while the session was "
+                                                      f"being prepared. {message}")
+        raise RuntimeError(message)
 
     def recover_session(self, master, saver=None, checkpoint_dir=None, checkpoint_filename_with_path=None,
                         wait_for_checkpoint=False, max_wait_secs=7200, config=None):
@@ -298,6 +310,11 @@ class SessionManager:
         sess.run(self._local_init_op, feed_dict=self._local_init_feed_dict, options=self._local_init_run_options)
         _log.info("Done running local_init_op.")
         return True, None
+
+
+def _topology_version(sess) -> int:
+    """How often the session's cluster changed (a task lost or restarted); 0 for a local session."""
+    return getattr(getattr(sess, "_runtime", None), "topology_version", 0)
 
 
 def _safe_close(sess) -> None:

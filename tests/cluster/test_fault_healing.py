@@ -190,3 +190,31 @@ def test_a_lost_worker_task_does_not_roll_the_live_model_back(healing_cluster, t
     assert steps == sorted(steps) and steps[-1] >= 24, steps  # never back to the checkpoint of step 10
     assert "Every variable is still initialised on the cluster" in caplog.text
     assert "Restoring parameters" not in caplog.text
+
+
+@pytest.mark.timeout(120)
+def test_a_ps_lost_while_the_session_is_prepared_is_unavailable_not_a_runtime_error(healing_cluster):
+    """The ps restarts empty between the init op and the readiness check: TF1's RuntimeError ("Init
+    operations did not make model ready") would end a monitored session; UnavailableError makes it
+    recover."""
+    _wait_for_task(healing_cluster, "/job:ps/task:0")
+    with tf.Graph().as_default():
+        gs, w, train = _model()
+        init = tf.global_variables_initializer()
+        with tf.device("/job:ps/task:0"):
+            probe = tf.identity(1.0, name="probe")
+        manager = tf.train.SessionManager(ready_op=tf.report_uninitialized_variables())
+
+        def lose_the_ps(sess):
+            psutil.Process(_pid_of(healing_cluster, "/job:ps/task:0")).kill()
+            deadline = time.monotonic() + 60
+            while True:  # the session finds the ps gone, then runs on its restarted, empty process
+                try:
+                    sess.run(probe)
+                    return
+                except tf.errors.UnavailableError:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.1)
+
+        with pytest.raises(tf.errors.UnavailableError, match="lost while the session was being prepared"):
+            manager.prepare_session(healing_cluster.target, init_op=init, init_fn=lose_the_ps)

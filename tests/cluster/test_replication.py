@@ -137,6 +137,21 @@ def test_between_graph_async_counts_every_update(ps_cluster):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_eight_clients_at_once_lose_no_update_and_none_starves(ps_cluster):
+    """Eight between-graph client processes on the shared ps (issue 14): every acknowledged update is
+    in the global step, and every client makes progress."""
+    n = 8
+    procs = [_spawn("async", _spec(ps_cluster, n), i, n, last_step=120) for i in range(n)]
+    outs = [p.communicate(timeout=240) for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+    mine = [json.loads(out.strip().splitlines()[-1])["mine"] for out, _ in outs]
+    assert _final_global_step(ps_cluster) == sum(mine) >= 120
+    assert min(mine) > 0, mine  # nobody starved
+
+
+@pytest.mark.slow
 def test_sync_replicas_with_a_backup_finish_when_a_replica_dies(ps_cluster):
     """3 replicas, 2 gradients per step: replica 2 dies after its first step,
     the others finish (tensorflow#5022 hangs here)."""
