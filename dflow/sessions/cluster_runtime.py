@@ -35,6 +35,7 @@ _DEVICE_WAIT_S = 60.0
 _POLL_S = 0.25
 _LOOP_RENEW_S = 3.0  # worker_state._LOOP_LEASE_S is 15 s
 _LIVENESS_AFTER_S = 1.0  # a call running longer than this checks, once per this, that its workers live
+_BROKEN_S = 5.0  # how long a worker whose connection broke stays off the map while the scheduler still lists it
 
 
 def _connect(target, timeout_s: float):
@@ -151,6 +152,9 @@ class ClusterRuntime:
         self._device_wait_s = (config.operation_timeout_in_ms / 1000.0 if config.operation_timeout_in_ms
                                else _DEVICE_WAIT_S)
         self._known_devices = self._departed_devices()
+        # Workers whose connection broke under a run, kept off the device map for a few seconds while
+        # the scheduler has not yet noticed they are gone (the next run then waits for the new process).
+        self._broken: dict = {}
         self.refresh_devices()
         if self._filters:
             self._wait_for_filtered_devices(config.operation_timeout_in_ms / 1000.0
@@ -161,6 +165,9 @@ class ClusterRuntime:
         from dflow.cluster.device_map import full_device_names, map_devices
 
         workers = self._workers()
+        now = time.monotonic()
+        self._broken = {a: t for a, t in self._broken.items() if a in workers and now - t < _BROKEN_S}
+        workers = {a: w for a, w in workers.items() if a not in self._broken}
         if not workers:
             raise errors.UnavailableError(None, None, f"The Dask cluster at {self.client.scheduler.address} has "
                                                       f"no workers.")
@@ -469,9 +476,13 @@ class ClusterRuntime:
             rpc = pool(prog.worker)
             spec = None if (prog.worker, prog.key) in self._specs_sent else prog.spec
             while True:
-                reply = await rpc.dflow_run(key=prog.key, graph_key=prog.graph_key, spec=spec,
-                                            incarnation=self._incarnations.get(prog.worker), traced=traced,
-                                            blocking=prog.blocking, payload=payload)
+                try:
+                    reply = await rpc.dflow_run(key=prog.key, graph_key=prog.graph_key, spec=spec,
+                                                incarnation=self._incarnations.get(prog.worker), traced=traced,
+                                                blocking=prog.blocking, payload=payload)
+                except OSError as e:
+                    e.dflow_worker = prog.worker  # whose connection broke (see _raise_lost)
+                    raise
                 if "out" in reply:
                     self._specs_sent.add((prog.worker, prog.key))
                     return worker_state.unpack(reply["out"])
@@ -537,6 +548,9 @@ class ClusterRuntime:
 
     def _raise_lost(self, programs, exc) -> None:
         """A direct call failed on its connection: name the devices whose workers are gone."""
+        failed = getattr(exc, "dflow_worker", None)
+        if failed is not None:
+            self._broken[failed] = time.monotonic()
         self._check_alive([prog.worker for prog in programs])
         devices = ", ".join(sorted({prog.device for prog in programs}))
         self.topology_version += 1
@@ -610,7 +624,7 @@ class ClusterRuntime:
         The device map is refreshed and ``topology_version`` bumped, so that the
         session re-plans its next runs onto the workers serving the devices now
         (a restarted worker has a new address and none of the old state)."""
-        alive = set(self._workers())
+        alive = set(self._workers()) - set(self._broken)
         lost = sorted({a for a in addresses if a not in alive})
         if not lost:
             return

@@ -55,8 +55,14 @@ def dask_cli_cluster(tmp_path, worker_names):
             named = [] if name is None else ["--name", name]
             procs.append(subprocess.Popen([sys.executable, "-m", "dask", "worker", "--scheduler-file", scheduler_file,
                                            "--nthreads", "1", "--no-dashboard", *named], **quiet))
-        with open(scheduler_file) as f:
-            target = json.load(f)["address"]
+        while True:  # the scheduler may be midway through writing the file
+            try:
+                with open(scheduler_file) as f:
+                    target = json.load(f)["address"]
+                break
+            except (ValueError, KeyError):
+                assert time.monotonic() < deadline, "dask scheduler wrote no scheduler file"
+                time.sleep(0.1)
         with Client(target, timeout=30) as client:
             client.wait_for_workers(len(worker_names), timeout=60)
         yield target
