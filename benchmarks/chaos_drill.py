@@ -122,12 +122,11 @@ MEMBER = textwrap.dedent("""
 
 
 class Drill:
-    def __init__(self, cluster, rng: random.Random, fault_every: float, max_stall: float, log=print):
+    def __init__(self, cluster, rng: random.Random, fault_every: float, max_stall: float):
         self.cluster = cluster
         self.rng = rng
         self.fault_every = fault_every
         self.max_stall = max_stall
-        self.log = log
         self.faults: list = []  # {"t", "kind", "task", "phase", "checkpoint_step"}
         self.env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                         PYTHONUNBUFFERED="1")
@@ -414,7 +413,7 @@ def run_drill(seconds_per_phase: float, phases=("async", "sync", "ensemble"), fa
     workdir = workdir or tempfile.mkdtemp(prefix="dflow-chaos-")
     report: dict = {"seconds_per_phase": seconds_per_phase, "fault_every_s": fault_every, "seed": seed}
     with tf.LocalCluster(ps=1, workers=2, dashboard_address=None) as cluster:
-        drill = Drill(cluster, rng, fault_every, max_stall, log=log)
+        drill = Drill(cluster, rng, fault_every, max_stall)
         for phase in phases:
             tf.Session.reset(cluster.target)  # each phase starts from an empty ps (the last one's model is there)
             t0 = time.monotonic()

@@ -166,10 +166,6 @@ def _task_cluster_class():
     return TaskCluster
 
 
-def _TaskCluster(**kwargs):
-    return _task_cluster_class()(**kwargs)
-
-
 @tf_export("LocalCluster")
 class LocalCluster:
     """A local Dask cluster of named TF1 tasks: ``ps`` parameter servers and ``workers`` workers.
@@ -256,7 +252,7 @@ class LocalCluster:
             # any free port rather than 8787, which another cluster may hold.
             "dashboard": self._dashboard, "dashboard_address": dashboard_address if self._dashboard else ":0"}}
         with dask.config.set({**SCHEDULER_CONFIG, **_worker_process_environ()}):
-            self._cluster = _TaskCluster(workers=specs, scheduler=scheduler, silence_logs=logging.WARN,
+            self._cluster = _task_cluster_class()(workers=specs, scheduler=scheduler, silence_logs=logging.WARN,
                                         name="dflow.LocalCluster", security=self.security)
         if self.security is not None:
             from dflow.cluster.security import set_security

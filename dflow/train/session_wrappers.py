@@ -127,15 +127,13 @@ class _RecoverableSession(_WrappedSession):
     def _create_session(self):
         while True:
             try:
-                if self._failing_since is None:
+                if self._failing_since is None:  # the first session
+                    return self._sess_creator.create_session()
+                with session_manager.recovering():
                     sess = self._sess_creator.create_session()
-                else:
-                    with session_manager.recovering():
-                        sess = self._sess_creator.create_session()
-                if self._failing_since is not None:
-                    _log.warning("Recovered: a new session was created %.1f s after the first failure; it goes on "
-                                 "from the latest checkpoint, or from re-initialised variables where there was none "
-                                 "(see the lines above).", time.monotonic() - self._failing_since)
+                _log.warning("Recovered: a new session was created %.1f s after the first failure; it goes on "
+                             "from the latest checkpoint, or from re-initialised variables where there was none "
+                             "(see the lines above).", time.monotonic() - self._failing_since)
                 return sess
             except _PREEMPTION_ERRORS as e:
                 _log.info("An error was raised while a session was being created. This may be due to a preemption "

@@ -10,7 +10,7 @@ import psutil
 import pytest
 
 import dflow as tf
-from dflow.sessions import cluster_runtime
+from dflow.sessions import cluster_devices
 
 
 def _pid_of(cluster, task: str) -> int:
@@ -115,7 +115,7 @@ def test_a_new_session_waits_for_a_lost_task_and_names_it_when_it_stays_away(mon
             cluster._live().sync(ps.close)
             _wait_gone(cluster, "/job:ps/task:0")
             # The scheduler's dflow extension remembers the lost task for a process that never saw it.
-            monkeypatch.setattr(cluster_runtime, "_devices_seen", {})
+            monkeypatch.setattr(cluster_devices, "_devices_seen", {})
             config = tf.ConfigProto(operation_timeout_in_ms=1500)
             with tf.Session(cluster.target, config=config) as sess:
                 start = time.monotonic()

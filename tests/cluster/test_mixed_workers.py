@@ -36,9 +36,9 @@ def test_replica_device_setter_script_runs_and_the_mapping_is_logged_once(mixed_
         w = tf.Variable([1.0, -1.0], name="mixed_w")
         loss = tf.reduce_sum(tf.square(w))
         train = tf.train.GradientDescentOptimizer(0.25).minimize(loss)
-    from dflow.sessions import cluster_runtime
+    from dflow.sessions import cluster_devices
 
-    cluster_runtime._logged_mappings.pop(mixed_target, None)
+    cluster_devices._logged_mappings.pop(mixed_target, None)
     config = tf.ConfigProto(log_device_placement=True)
     with caplog.at_level(logging.INFO, logger="dflow.cluster"):
         with tf.Session(mixed_target, config=config) as sess:
