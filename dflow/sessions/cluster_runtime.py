@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import itertools
 import pickle
 import threading
 import time
 
 from dflow.framework import errors
+from dflow.sessions import transport
 from dflow.sessions.cluster_devices import POLL_S, ClusterDevices, _local_workers
 
 _CONNECT_TIMEOUT_S = 10.0
 _LOOP_RENEW_S = 3.0  # worker_state._LOOP_LEASE_S is 15 s
 _LIVENESS_AFTER_S = 1.0  # a call running longer than this checks, once per this, that its workers live
+_RUN_SEQ = itertools.count(1)  # numbers every cluster run of this process (read-ahead validity)
 
 
 def _connect(target, timeout_s: float):
@@ -69,7 +72,7 @@ class RemotePartition:
     and which feeds and upstream outputs it reads (all that a direct run sends)."""
 
     __slots__ = ("partition", "device", "worker", "resources", "spec", "graph_key", "blocking", "feed_indices",
-                 "up_needs", "key", "local", "sources", "program")
+                 "up_needs", "key", "local", "sources", "program", "pure_read", "refreshes")
 
     def __init__(self, partition, sources, worker: str, graph_key: str, local: bool = False):
         self.partition = partition
@@ -92,6 +95,44 @@ class RemotePartition:
         # per upstream argument: the positions of its outputs this partition reads
         self.up_needs = tuple(tuple(sorted({s[2] for s in sources if s[0] == "up" and s[1] == j}))
                               for j in range(len(partition.upstream)))
+        self.pure_read = not local and _pure_read(partition)
+        self.refreshes = None  # the index of the read partition whose outputs this one's reply brings (read-ahead)
+
+
+# Op types a read-ahead partition may hold: reading variables has no effect, so reading
+# them once more after a step's update (and not using the values) changes nothing.
+_PURE_READ_OPS = frozenset({"VariableV2", "Variable", "_ReadVariable", "Identity", "Const"})
+
+
+def _pure_read(partition) -> bool:
+    """Whether a partition only reads variables: no inputs, nothing upstream, outputs to return."""
+    return (not partition.inputs and not partition.upstream and bool(partition.outputs)
+            and all(op.type in _PURE_READ_OPS for op in partition.ops))
+
+
+def _read_ahead_source(partitions, i: int):
+    """The pure-read partition that partition ``i`` may read again after it runs (the read-ahead):
+    one of its device that it depends on, when no later partition of that device depends on it
+    too; None when there is none."""
+    device = partitions[i].device
+    later = [j for j in range(i + 1, len(partitions)) if partitions[j].device == device]
+    for r in range(i):
+        if (partitions[r].device == device and _pure_read(partitions[r]) and _depends_on(partitions, i, r)
+                and not any(_depends_on(partitions, j, r) for j in later)):
+            return r
+    return None
+
+
+def _depends_on(partitions, j: int, r: int) -> bool:
+    stack, seen = list(partitions[j].upstream), set()
+    while stack:
+        u = stack.pop()
+        if u == r:
+            return True
+        if u not in seen:
+            seen.add(u)
+            stack.extend(partitions[u].upstream)
+    return False
 
 
 def _has_dflow_extension(dask_scheduler=None) -> bool:
@@ -125,6 +166,12 @@ class ClusterRuntime(ClusterDevices):
         self._callers = threading.local()  # .loop: the calling thread's _CallerLoop
         self._caller_loops: list = []  # (thread, _CallerLoop) of every thread that ran, closed with the runtime
         self.reporter = None  # the /dflow page's SessionReporter, once the scheduler is known to have dflow
+        self._read_ahead_s = _read_ahead_window()
+        self._ahead: dict = {}  # read partition key -> (its outputs, when they came, the run that asked)
+        self._ahead_misses: dict = {}  # read partition key -> read-aheads not used in a row
+        self.read_aheads_used = 0  # runs that took their reads from the previous run's reply
+        self._reply_bytes: dict = {}  # partition key -> array bytes of its last reply (shared-memory sizing)
+        self._max_bytes = transport.max_message_bytes()
         ClusterDevices.__init__(self, self.client, config)
 
     # -- compiling -----------------------------------------------------------------------
@@ -134,7 +181,11 @@ class ClusterRuntime(ClusterDevices):
         worker = self._address_of(partition.device)
         if worker is None:
             worker = self._wait_for_device(partition.device, partition.ops[-1])
-        return RemotePartition(partition, sources, worker, key, local=worker in _local_workers())
+        prog = RemotePartition(partition, sources, worker, key, local=worker in _local_workers())
+        if not prog.local and partition.upstream:
+            prog.refreshes = _read_ahead_source(partitions, next(i for i, p in enumerate(partitions)
+                                                                 if p is partition))
+        return prog
 
     def _graph_doc(self, graph):
         cache_key = (id(graph), graph._version, graph._structure_version)
@@ -219,14 +270,15 @@ class ClusterRuntime(ClusterDevices):
         workers = {p.worker for p in programs}
         self._install(graph, programs[0].graph_key, workers)
         run_once = self._run_direct if _direct_runs() else self._run_scheduled
+        seq = next(_RUN_SEQ)
         try:
-            return run_once(graph, partitions, programs, feeds, token, traced, ctx)
+            return run_once(graph, partitions, programs, feeds, token, traced, ctx, seq)
         except _Reinstall:
             self._install(graph, programs[0].graph_key, workers, force=True)
-            return run_once(graph, partitions, programs, feeds, token, traced, ctx)
+            return run_once(graph, partitions, programs, feeds, token, traced, ctx, next(_RUN_SEQ))
 
     # -- direct runs: the session calls each partition's worker ---------------------------
-    def _run_direct(self, graph, partitions, programs, feeds, token, traced, ctx) -> list:
+    def _run_direct(self, graph, partitions, programs, feeds, token, traced, ctx, seq) -> list:
         """Runs the partitions by calling the ``dflow_run`` handler of their
         workers, in dependency order, independent ones at once: one network
         round trip per partition and none through the scheduler.
@@ -239,8 +291,8 @@ class ClusterRuntime(ClusterDevices):
         caller = self._caller_loop()
         try:
             if caller is None:
-                return self.client.sync(self._direct, graph, programs, feeds, traced, ctx, self.client.rpc)
-            return caller.run(self._direct(graph, programs, feeds, traced, ctx, caller.pool))
+                return self.client.sync(self._direct, graph, programs, feeds, traced, ctx, self.client.rpc, seq)
+            return caller.run(self._direct(graph, programs, feeds, traced, ctx, caller.pool, seq, caller.segments))
         except OSError as e:  # CommClosedError: a worker went away mid-run
             self._raise_lost(programs, e)
 
@@ -309,12 +361,11 @@ class ClusterRuntime(ClusterDevices):
             c.close()
         return caller
 
-    async def _direct(self, graph, programs, feeds, traced, ctx, pool) -> list:
+    async def _direct(self, graph, programs, feeds, traced, ctx, pool, seq, segments=None) -> list:
         import asyncio
 
-        from dflow.sessions import worker_state
-
         tasks: list = []
+        ahead = self._read_ahead_s > 0 and not traced
 
         async def one(i, prog):
             ups = []
@@ -324,26 +375,18 @@ class ClusterRuntime(ClusterDevices):
             fed = {k: feeds[k] for k in prog.feed_indices}
             if prog.local:
                 return await self._run_here(prog, traced, ctx, fed, ups)
-            payload = worker_state.pack((ctx, fed, tuple(ups)))
-            rpc = pool(prog.worker)
-            spec = None if (prog.worker, prog.key) in self._specs_sent else prog.spec
-            while True:
-                try:
-                    reply = await rpc.dflow_run(key=prog.key, graph_key=prog.graph_key, spec=spec,
-                                                incarnation=self._incarnations.get(prog.worker), traced=traced,
-                                                blocking=prog.blocking, payload=payload)
-                except OSError as e:
-                    e.dflow_worker = prog.worker  # whose connection broke (see _raise_lost)
-                    raise
-                if "out" in reply:
-                    self._specs_sent.add((prog.worker, prog.key))
-                    return worker_state.unpack(reply["out"])
-                if not reply.get("need_spec") or spec is not None:
-                    break
-                spec = prog.spec
-            if reply.get("reinstall"):
-                raise _Reinstall()
-            self._raise_error(graph, pickle.loads(reply["error"]))
+            if prog.pure_read and ahead:
+                values = self._take_ahead(prog.key, seq)
+                if values is not None:
+                    return values
+            then = None
+            if ahead and prog.refreshes is not None and self._wants_ahead(programs[prog.refreshes].key, seq):
+                source = programs[prog.refreshes]
+                then = (source.key, None if (prog.worker, source.key) in self._specs_sent else source.spec)
+            out, read_ahead = await self._call(graph, prog, (ctx, fed, tuple(ups)), traced, pool, segments, then)
+            if read_ahead is not None:
+                self._ahead[then[0]] = (read_ahead, time.monotonic(), seq)
+            return out
 
         for i, prog in enumerate(programs):
             tasks.append(asyncio.ensure_future(one(i, prog)))
@@ -379,6 +422,82 @@ class ClusterRuntime(ClusterDevices):
                 elif not t.cancelled():
                     t.exception()  # marks a partner partition's failure as seen (asyncio logs it otherwise)
 
+    async def _call(self, graph, prog, values, traced, pool, segments, then) -> tuple:
+        """Runs ``prog`` on its worker with ``values``, the packed ``(ctx, feeds, upstream)``
+        (``transport``: large arrays through shared memory when the worker shares this host's);
+        its outputs, and the read-ahead ``then`` asked for (None when it did not come)."""
+        size = transport.nbytes(values)
+        transport.check_size(size, self._max_bytes, f"The values sent to {prog.device} for {prog.partition.name}")
+        lease = None
+        if segments is not None and max(size, self._reply_bytes.get(prog.key, 0)) >= transport.SHARED_BYTES:
+            lease = segments.lease(prog.worker, size, self._reply_bytes.get(prog.key, 0))
+        spec = None if (prog.worker, prog.key) in self._specs_sent else prog.spec
+        done = False
+        try:
+            payload = transport.pack(values, size, lease.request.writer() if lease else None)
+            # Only the arguments in use travel: each key costs on a small step's message.
+            extra = {} if self._max_bytes == transport.DEFAULT_MAX_BYTES else {"max_bytes": self._max_bytes}
+            if then is not None:
+                extra["then"] = then
+            while True:
+                if lease is not None:
+                    extra["shm"] = lease.describe()
+                try:
+                    reply = await pool(prog.worker).dflow_run(
+                        key=prog.key, graph_key=prog.graph_key, spec=spec, incarnation=self._incarnations.get(
+                            prog.worker), traced=traced, blocking=prog.blocking, payload=payload, **extra)
+                except OSError as e:
+                    e.dflow_worker = prog.worker  # whose connection broke (see _raise_lost)
+                    raise
+                if "out" in reply:
+                    self._specs_sent.add((prog.worker, prog.key))
+                    where = lease.reply if lease else None
+                    out = transport.unpack(reply["out"], where)
+                    read_ahead = transport.unpack(reply["then"], where) if "then" in reply else None
+                    self._reply_bytes[prog.key] = transport.nbytes(out) + transport.nbytes(read_ahead)
+                    done = True
+                    return out, read_ahead
+                if reply.get("no_shm"):  # the worker is on another host: the plain way from now on
+                    segments.unshared.add(prog.worker)
+                    segments.discard(lease)
+                    lease = None
+                    del extra["shm"]
+                    payload = transport.pack(values, size)
+                    continue
+                if not reply.get("need_spec") or spec is not None:
+                    break
+                spec = prog.spec
+            done = True
+        finally:
+            if lease is not None:
+                # A call that did not finish (cancelled, its worker lost) may still write into its segments.
+                segments.give_back(prog.worker, lease) if done else segments.discard(lease)
+        if reply.get("reinstall"):
+            raise _Reinstall()
+        self._raise_error(graph, pickle.loads(reply["error"]))
+
+    # -- read-ahead: a step's variable reads come back with the previous step's update ---
+    def _take_ahead(self, key: str, seq: int):
+        """The outputs that the previous run read ahead for the read partition ``key``, when they
+        may stand for reading now: that run was this process's latest cluster run before this
+        one (no run of this process, in any thread, came between to change or observe the
+        variables) and they came back less than the read-ahead window ago. None otherwise."""
+        entry = self._ahead.pop(key, None)
+        if entry is None:
+            return None
+        values, at, asked_by = entry
+        if asked_by == seq - 1 and time.monotonic() - at <= self._read_ahead_s:
+            self._ahead_misses[key] = 0
+            self.read_aheads_used += 1
+            return values
+        self._ahead_misses[key] = self._ahead_misses.get(key, 0) + 1
+        return None
+
+    def _wants_ahead(self, key: str, seq: int) -> bool:
+        """Whether to ask for a read-ahead of ``key``: yes unless the last two went unused (the
+        program does other work between its steps), and then once in 64 runs to look again."""
+        return self._ahead_misses.get(key, 0) < 2 or seq % 64 == 0
+
     async def _run_here(self, prog, traced, ctx, fed, ups):
         """A partition of a worker in this process: no message, no copy."""
         from dflow.sessions import worker_state
@@ -412,7 +531,7 @@ class ClusterRuntime(ClusterDevices):
                                                   f"devices then.") from None
 
     # -- scheduled runs: one Dask task per partition, through the scheduler ---------------
-    def _run_scheduled(self, graph, partitions, programs, feeds, token, traced, ctx) -> list:
+    def _run_scheduled(self, graph, partitions, programs, feeds, token, traced, ctx, seq=None) -> list:
         from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
         from dask.task_spec import DataNode, Task, TaskRef
 
@@ -522,6 +641,7 @@ class _CallerLoop:
         started = self.pool.start()
         if inspect.isawaitable(started):  # a coroutine in recent releases
             self.loop.run_until_complete(started)
+        self.segments = transport.ClientSegments()
 
     def run(self, coroutine):
         return self.loop.run_until_complete(coroutine)
@@ -531,11 +651,28 @@ class _CallerLoop:
         mid-run while the session closes), leaves them to the garbage collector."""
         if self.loop.is_closed() or self.loop.is_running():
             return
+        self.segments.close()
         try:
             self.loop.run_until_complete(self.pool.close())
         except Exception:  # noqa: BLE001 - closing: a broken connection is closed enough
             pass
         self.loop.close()
+
+
+def _read_ahead_window() -> float:
+    """Seconds a read-ahead stays usable: ``dflow.cluster.read-ahead`` (a duration, default
+    10ms; 0 or False turns read-ahead off)."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    window = dask.config.get("dflow.cluster.read-ahead", "10ms")
+    if window is False or window is None:
+        return 0.0
+    try:
+        return float(parse_timedelta(window, default="ms"))
+    except (TypeError, ValueError, KeyError):
+        raise ValueError(f"dask config dflow.cluster.read-ahead must be a duration such as '10ms' or False, "
+                         f"got {window!r}") from None
 
 
 def _direct_runs() -> bool:

@@ -23,10 +23,9 @@ import secrets
 import threading
 import time
 
-import numpy as np
-
 from dflow.dashboard.spans import RECORDER
 from dflow.framework import errors
+from dflow.sessions import transport
 from dflow.sessions.resources import SessionResources
 
 INCARNATION = secrets.token_hex(8)
@@ -166,21 +165,59 @@ def _keyed_program(key, graph_key, spec, expected_incarnation):
     return _program(graph_key, spec)
 
 
-def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload):
+def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload, then=None, shm=None, max_bytes=None):
+    segments = None
+    if shm is not None:
+        try:
+            segments = transport.attach(shm)
+        except OSError:  # not this host's shared memory: the session sends the values again
+            return {"no_shm": True}
     program = _keyed_program(key, graph_key, spec, expected_incarnation)
     if program is None:
         return {"need_spec": True}
-    ctx, feeds, upstream = unpack(payload)
+    ctx, feeds, upstream = transport.unpack(payload, segments and segments[0])
+    out = _recorded(program, traced, ctx, feeds, upstream)
+    size = transport.nbytes(out)
+    max_bytes = transport.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    transport.check_size(size, max_bytes, f"The output of {program.partition.name} on {program.device}")
+    writer = segments[1].writer() if segments is not None else None
+    reply = {"out": transport.pack(out, size, writer)}
+    if then is not None:
+        ahead = _read_ahead(then, graph_key, expected_incarnation, writer, max_bytes)
+        if ahead is not None:
+            reply["then"] = ahead
+    return reply
+
+
+def _recorded(program, traced, ctx, feeds, upstream):
+    """Runs ``program``, in the dashboard's task stream when the scheduler watches."""
     if not RECORDER.watching:
-        out = program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
-        return {"out": pack(out)}
+        return program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
     start, ok = _now(), False
     try:
         out = program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
         ok = True
     finally:
         RECORDER.record(program.partition.name, start, _now(), ok)
-    return {"out": pack(out)}
+    return out
+
+
+def _read_ahead(then, graph_key, expected_incarnation, writer=None, max_bytes=None):
+    """The packed outputs of the read partition ``then = (key, spec or None)``, run right after
+    the partition it follows (the session's next run may use them, see ``ClusterRuntime``);
+    None when this worker does not know it or it fails (the next run then reads for itself)."""
+    key, spec = then
+    try:
+        program = _keyed_program(key, graph_key, spec, expected_incarnation)
+        if program is None:
+            return None
+        out = _recorded(program, False, None, {}, ())
+        size = transport.nbytes(out)
+        if size > (transport.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes):
+            return None
+        return transport.pack(out, size, writer)
+    except Exception:  # noqa: BLE001 - an uninitialized variable, a reset: the next run's own read reports it
+        return None
 
 
 def local_program(partition, sources):
@@ -196,69 +233,36 @@ def run_here(program, expected_incarnation, traced, ctx, feeds, upstream):
     return program.traced(ctx, feeds, *upstream) if traced else program(ctx, feeds, *upstream)
 
 
-# Values above this many bytes travel as Dask-serialized frames (array buffers
-# sent without copies); below it, as one pickle inside the message (a tenth of
-# the cost of Dask's serialization for the small tensors of a training step).
-_BULK_BYTES = 1 << 18
-
-
-def _nbytes(obj) -> int:
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (tuple, list)):
-        return sum(_nbytes(x) for x in obj)
-    if isinstance(obj, dict):
-        return sum(_nbytes(x) for x in obj.values())
-    return 0
-
-
-def pack(obj):
-    """What a direct run sends of ``obj`` (feeds and upstream values, or outputs); see ``unpack``."""
-    if _nbytes(obj) >= _BULK_BYTES:
-        from distributed.protocol import to_serialize
-
-        return to_serialize(obj)
-    return _dumps(obj)
-
-
-def unpack(x):
-    import pickle
-
-    return pickle.loads(x) if isinstance(x, bytes) else x
-
-
-def _dumps(obj) -> bytes:
-    import pickle
-
-    return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-
-
 async def handle_run(key=None, graph_key=None, spec=None, incarnation=None, traced=False, blocking=False,
-                     payload=None):
+                     payload=None, then=None, shm=None, max_bytes=None):
     """The ``dflow_run`` handler: runs one partition for a session, without the scheduler.
 
     The partition is named by ``key``; its ``spec`` comes with the first call
     (the reply ``{"need_spec": True}`` asks for it again, after a restart).
-    ``payload`` is the pickled ``(ctx, feeds, upstream)``: values travel as
-    one pickle each way, which costs a tenth of Dask's message serialization
-    for the small tensors of a training step. Partitions that cannot block
-    run on the event loop (microseconds to milliseconds of numpy: a thread
-    hop would cost more); the others in ``_BLOCKING_POOL``. The reply is
-    ``{"out": pickled outputs}``, ``{"error": pickled exception}`` (a TF1
+    ``payload`` is the packed ``(ctx, feeds, upstream)`` (``transport``: a
+    pickle; or, with ``shm`` naming the session's shared-memory segments,
+    arrays in shared memory, and ``{"no_shm": True}`` answers a session whose
+    segments this host does not have). Partitions that cannot block run on
+    the event loop (microseconds to milliseconds of numpy: a thread hop
+    would cost more); the others in ``_BLOCKING_POOL``. The reply is
+    ``{"out": packed outputs}``, ``{"error": pickled exception}`` (a TF1
     error, re-raised as it is by the session) or ``{"reinstall": True}``
-    when this worker lacks the graph."""
+    when this worker lacks the graph. ``then``, ``(key, spec or None)`` of a
+    partition that only reads variables, asks for its outputs as well, read
+    after this partition ran: the reply's ``"then"`` (the read-ahead).
+    ``max_bytes`` bounds the reply (``ResourceExhaustedError``)."""
     try:
         if blocking:
             import asyncio
 
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(_blocking_pool(), _run_direct, key, graph_key, spec, incarnation,
-                                              traced, payload)
-        return _run_direct(key, graph_key, spec, incarnation, traced, payload)
+                                              traced, payload, then, shm, max_bytes)
+        return _run_direct(key, graph_key, spec, incarnation, traced, payload, then, shm, max_bytes)
     except GraphNotInstalled:
         return {"reinstall": True}
     except Exception as e:  # noqa: BLE001 - every failure goes back to the session that asked
-        return {"error": _dumps(e)}
+        return {"error": transport.dumps(e)}
 
 
 # Partitions that run in a loop here until their session stops them (queue runners):
@@ -279,7 +283,7 @@ def _run_loop(key, graph_key, spec, expected_incarnation, loop_id):
     except Exception as e:  # noqa: BLE001 - the loop's end goes back to the session that started it
         if ctx.cancelled:  # stopped mid-run: the error is the stop's
             return {"stopped": True}
-        return {"error": _dumps(e)}
+        return {"error": transport.dumps(e)}
     finally:
         with _LOCK:
             _LOOPS.pop(loop_id, None)
@@ -312,7 +316,7 @@ async def handle_loop(key=None, graph_key=None, spec=None, incarnation=None, loo
     except GraphNotInstalled:
         return {"reinstall": True}
     except Exception as e:  # noqa: BLE001
-        return {"error": _dumps(e)}
+        return {"error": transport.dumps(e)}
 
 
 async def handle_loop_stop(loop_id=None, renew=False):

@@ -1,0 +1,132 @@
+"""dflow.sessions.transport: how a direct run's values travel (pickle, shared memory, Dask frames)."""
+
+import numpy as np
+import pytest
+
+from dflow.framework import errors
+from dflow.sessions import transport, worker_state
+
+
+def _values(n):
+    rng = np.random.RandomState(0)
+    return (None, {0: rng.rand(n).astype(np.float32), 1: np.arange(3)}, ((rng.rand(7, 5), None),))
+
+
+def _equal(a, b):
+    if isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+    elif isinstance(a, (tuple, list)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            _equal(x, y)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            _equal(a[k], b[k])
+    else:
+        assert a == b
+
+
+def test_small_values_are_one_pickle_and_large_ones_go_to_the_segment():
+    small = _values(10)
+    packed = transport.pack(small)
+    assert isinstance(packed, bytes)
+    _equal(transport.unpack(packed), small)
+
+    large = _values(100_000)
+    lease = transport.Lease("t-0")
+    try:
+        lease.ensure(transport.nbytes(large), 0)
+        packed = transport.pack(large, segment=lease.request.writer())
+        assert set(packed) == {"shm", "at"} and len(packed["shm"]) < 1000  # the arrays are out of band
+        got = transport.unpack(packed, lease.request)
+        _equal(got, large)
+        # the arrays own their memory: the segment's next use does not change them
+        lease.request.buf[transport._HEADER:transport._HEADER + 400] = bytes(400)
+        _equal(got, large)
+        assert got[1][0].flags.writeable and got[1][0].flags.aligned
+    finally:
+        lease.close()
+
+
+def test_a_segment_too_small_falls_back_to_frames_and_says_what_it_wanted():
+    lease = transport.Lease("t-1")
+    try:
+        lease.ensure(0, 0)
+        writer = lease.reply.writer()
+        big = [np.zeros(2 << 20, np.uint8)]
+        packed = transport.pack(big, segment=writer)
+        assert not isinstance(packed, (bytes, dict))  # Dask-serialized frames
+        assert writer.wanted >= big[0].nbytes
+        first = transport.pack([np.ones(100_000, np.float32)], segment=writer)  # what fits still goes in
+        _equal(transport.unpack(first, lease.reply), [np.ones(100_000, np.float32)])
+    finally:
+        lease.close()
+
+
+def test_a_worker_attaches_a_slot_once_and_follows_a_replaced_segment():
+    lease = transport.Lease("t-2")
+    try:
+        lease.ensure(1000, 1000)
+        req, rep = transport.attach(lease.describe())
+        assert (req.name, rep.name) == (lease.request.name, lease.reply.name)
+        assert transport.attach(lease.describe())[0] is req  # cached
+        lease.ensure(3 << 20, 1000)  # the session grew the request segment: a new one
+        req2, rep2 = transport.attach(lease.describe())
+        assert req2.name == lease.request.name != req.name and rep2 is rep
+        # the worker writes the reply, the session reads it
+        packed = transport.pack([np.full(50_000, 7.0)], segment=rep2.writer())
+        _equal(transport.unpack(packed, lease.reply), [np.full(50_000, 7.0)])
+    finally:
+        transport._ATTACHED.pop("t-2", None)
+        lease.close()
+
+
+def test_a_segment_with_another_token_is_not_attached():
+    lease = transport.Lease("t-3")
+    try:
+        lease.ensure(10, 10)
+        described = lease.describe()
+        described["req"] = (described["req"][0], b"\0" * 16)
+        with pytest.raises(OSError, match="not the session's"):
+            transport.attach(described)
+        with pytest.raises(OSError):
+            transport.attach({"slot": "t-4", "req": ("dflow-no-such-segment", b"x" * 16), "rep": described["rep"]})
+        # the worker's handler answers so, and the session sends the values the plain way
+        assert worker_state._run_direct("k", "g", None, None, False, b"", shm=described) == {"no_shm": True}
+    finally:
+        lease.close()
+
+
+def test_client_segments_lease_per_call_and_unlink_what_they_drop():
+    segments = transport.ClientSegments()
+    a = segments.lease("w", 10, 10)
+    b = segments.lease("w", 10, 10)
+    assert a.slot != b.slot  # two calls in flight never share a segment
+    segments.give_back("w", a)
+    assert segments.lease("w", 10, 10) is a
+    name = b.request.name
+    segments.discard(b)  # its call may still be writing: never reused
+    from multiprocessing import shared_memory
+
+    with pytest.raises(FileNotFoundError):
+        shared_memory.SharedMemory(name=name)
+    segments.unshared.add("far")
+    assert segments.lease("far", 10, 10) is None
+    segments.close()
+    with pytest.raises(FileNotFoundError):
+        shared_memory.SharedMemory(name=a.request.name)
+
+
+def test_sizes_above_the_limit_are_resource_exhausted():
+    import dask
+
+    with dask.config.set({"dflow.cluster.max-message-size": "1KiB"}):
+        assert transport.max_message_bytes() == 1024
+    with dask.config.set({"dflow.cluster.max-message-size": "lots"}):
+        with pytest.raises(ValueError, match="max-message-size"):
+            transport.max_message_bytes()
+    transport.check_size(1024, 1024, "x")
+    with pytest.raises(errors.ResourceExhaustedError, match="The feed of w is 1025 bytes"):
+        transport.check_size(1025, 1024, "The feed of w")
