@@ -161,6 +161,7 @@ class ClusterRuntime(ClusterDevices):
         self._installed: dict = {}  # worker address -> set of graph keys
         self._dashboard = None  # whether the scheduler has dflow's extension (asked on first install)
         self._incarnations: dict = {}  # worker address -> incarnation id seen at install
+        self._streams: dict = {}  # worker address -> host:port of its direct stream (None: Dask's comm only)
         self._graph_docs: dict = {}  # (graph id, graph version) -> (key, payload)
         self._specs_sent: set = set()  # (worker, partition key): the worker has the spec
         self._callers = threading.local()  # .loop: the calling thread's _CallerLoop
@@ -225,9 +226,10 @@ class ClusterRuntime(ClusterDevices):
             raise errors.UnavailableError(None, None, f"Could not send the graph to workers {missing}: {e}") \
                 from None
         with self._lock:
-            for w, inc in seen.items():
+            for w, (inc, stream) in seen.items():
                 self._installed.setdefault(w, set()).add(graph_key)
                 self._incarnations.setdefault(w, inc)
+                self._streams[w] = stream
 
     def _run_on_workers(self, function, workers: list, *args, **kwargs) -> dict:
         """``client.run(function, ..., workers=workers)``, watching the workers: a worker that dies
@@ -292,7 +294,7 @@ class ClusterRuntime(ClusterDevices):
         try:
             if caller is None:
                 return self.client.sync(self._direct, graph, programs, feeds, traced, ctx, self.client.rpc, seq)
-            return caller.run(self._direct(graph, programs, feeds, traced, ctx, caller.pool, seq, caller.segments))
+            return caller.run(self._direct(graph, programs, feeds, traced, ctx, caller.pool, seq, caller))
         except OSError as e:  # CommClosedError: a worker went away mid-run
             self._raise_lost(programs, e)
 
@@ -361,7 +363,7 @@ class ClusterRuntime(ClusterDevices):
             c.close()
         return caller
 
-    async def _direct(self, graph, programs, feeds, traced, ctx, pool, seq, segments=None) -> list:
+    async def _direct(self, graph, programs, feeds, traced, ctx, pool, seq, caller=None) -> list:
         import asyncio
 
         tasks: list = []
@@ -383,7 +385,7 @@ class ClusterRuntime(ClusterDevices):
             if ahead and prog.refreshes is not None and self._wants_ahead(programs[prog.refreshes].key, seq):
                 source = programs[prog.refreshes]
                 then = (source.key, None if (prog.worker, source.key) in self._specs_sent else source.spec)
-            out, read_ahead = await self._call(graph, prog, (ctx, fed, tuple(ups)), traced, pool, segments, then)
+            out, read_ahead = await self._call(graph, prog, (ctx, fed, tuple(ups)), traced, pool, caller, then)
             if read_ahead is not None:
                 self._ahead[then[0]] = (read_ahead, time.monotonic(), seq)
             return out
@@ -422,30 +424,38 @@ class ClusterRuntime(ClusterDevices):
                 elif not t.cancelled():
                     t.exception()  # marks a partner partition's failure as seen (asyncio logs it otherwise)
 
-    async def _call(self, graph, prog, values, traced, pool, segments, then) -> tuple:
-        """Runs ``prog`` on its worker with ``values``, the packed ``(ctx, feeds, upstream)``
-        (``transport``: large arrays through shared memory when the worker shares this host's);
-        its outputs, and the read-ahead ``then`` asked for (None when it did not come)."""
+    async def _call(self, graph, prog, values, traced, pool, caller, then) -> tuple:
+        """Runs ``prog`` on its worker with ``values``, the ``(ctx, feeds, upstream)``, and returns
+        its outputs and the read-ahead ``then`` asked for (None when it did not come).
+
+        The call goes on the worker's direct stream where the calling thread has its own loop
+        (``_CallerLoop``) and the worker one, else through Dask's comm (``pool``); large arrays
+        go through shared memory when the worker shares this host's (``transport``)."""
         size = transport.nbytes(values)
         transport.check_size(size, self._max_bytes, f"The values sent to {prog.device} for {prog.partition.name}")
+        segments = caller.segments if caller is not None else None
+        stream = self._streams.get(prog.worker) if caller is not None else None
         lease = None
         if segments is not None and max(size, self._reply_bytes.get(prog.key, 0)) >= transport.SHARED_BYTES:
             lease = segments.lease(prog.worker, size, self._reply_bytes.get(prog.key, 0))
         spec = None if (prog.worker, prog.key) in self._specs_sent else prog.spec
+        # Only the arguments in use travel: each costs on a small step's message.
+        extra = {} if self._max_bytes == transport.DEFAULT_MAX_BYTES else {"max_bytes": self._max_bytes}
+        if then is not None:
+            extra["then"] = then
         done = False
         try:
-            payload = transport.pack(values, size, lease.request.writer() if lease else None)
-            # Only the arguments in use travel: each key costs on a small step's message.
-            extra = {} if self._max_bytes == transport.DEFAULT_MAX_BYTES else {"max_bytes": self._max_bytes}
-            if then is not None:
-                extra["then"] = then
+            payload = transport.pack(values, size, lease.request.writer() if lease else None, stream is not None)
             while True:
                 if lease is not None:
                     extra["shm"] = lease.describe()
+                request = dict(key=prog.key, graph_key=prog.graph_key, spec=spec, incarnation=self._incarnations.get(
+                    prog.worker), traced=traced, blocking=prog.blocking, payload=payload, **extra)
                 try:
-                    reply = await pool(prog.worker).dflow_run(
-                        key=prog.key, graph_key=prog.graph_key, spec=spec, incarnation=self._incarnations.get(
-                            prog.worker), traced=traced, blocking=prog.blocking, payload=payload, **extra)
+                    if stream is not None:
+                        reply = await caller.streams.call(stream, **request)
+                    else:
+                        reply = await pool(prog.worker).dflow_run(**request)
                 except OSError as e:
                     e.dflow_worker = prog.worker  # whose connection broke (see _raise_lost)
                     raise
@@ -462,7 +472,7 @@ class ClusterRuntime(ClusterDevices):
                     segments.discard(lease)
                     lease = None
                     del extra["shm"]
-                    payload = transport.pack(values, size)
+                    payload = transport.pack(values, size, None, stream is not None)
                     continue
                 if not reply.get("need_spec") or spec is not None:
                     break
@@ -522,6 +532,9 @@ class ClusterRuntime(ClusterDevices):
         failed = getattr(exc, "dflow_worker", None)
         if failed is not None:
             self._broken[failed] = time.monotonic()
+            with self._lock:  # a process restarted at that address has a new stream: install there again
+                self._installed.pop(failed, None)
+                self._streams.pop(failed, None)
         self._check_alive([prog.worker for prog in programs])
         devices = ", ".join(sorted({prog.device for prog in programs}))
         self.topology_version += 1
@@ -642,6 +655,7 @@ class _CallerLoop:
         if inspect.isawaitable(started):  # a coroutine in recent releases
             self.loop.run_until_complete(started)
         self.segments = transport.ClientSegments()
+        self.streams = transport.StreamPool(_CONNECT_TIMEOUT_S)
 
     def run(self, coroutine):
         return self.loop.run_until_complete(coroutine)
@@ -652,6 +666,7 @@ class _CallerLoop:
         if self.loop.is_closed() or self.loop.is_running():
             return
         self.segments.close()
+        self.streams.close()
         try:
             self.loop.run_until_complete(self.pool.close())
         except Exception:  # noqa: BLE001 - closing: a broken connection is closed enough

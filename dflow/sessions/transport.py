@@ -33,9 +33,11 @@ protobuf limit of TF1's gRPC messages) is refused with
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import pickle
 import secrets
+import struct
 import threading
 
 import numpy as np
@@ -88,14 +90,18 @@ def dumps(obj) -> bytes:
     return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def pack(obj, size: int | None = None, segment=None):
-    """What a direct run sends of ``obj``: a pickle (small), ``{"shm": ..}`` (written into
-    ``segment``, a ``Writer``, when given and there is room) or Dask-serialized frames."""
+def pack(obj, size: int | None = None, segment=None, stream: bool = False):
+    """What a direct run sends of ``obj``: ``{"shm": ..}`` (written into ``segment``, a
+    ``Writer``, when given and there is room), else ``obj`` itself on a direct
+    stream (pickled with the message, arrays out of band), else a pickle (small) or Dask-serialized
+    frames."""
     size = nbytes(obj) if size is None else size
     if segment is not None and size >= SHARED_BYTES:
         packed = segment.write(obj)
         if packed is not None:
             return packed
+    if stream:
+        return obj
     if size < BULK_BYTES:
         return dumps(obj)
     from distributed.protocol import to_serialize
@@ -329,3 +335,103 @@ def attach(described: dict) -> tuple:
             for seg in _ATTACHED.pop(next(iter(_ATTACHED))).values():
                 seg.close()
     return held["req"], held["rep"]
+
+
+# -- the direct stream: dflow_run without Dask's message layer -------------------------
+# A frame: "<IIQ..." (main pickle length, buffer count, each buffer's length), the pickle
+# (protocol 5), then its out-of-band buffers. Dask's comm costs about 0.19 ms more per
+# small round trip on a 2-core host (msgpack, frames, sizeof, tornado's stream and the
+# handler's bookkeeping), a fifth of a small training step.
+_HEAD = struct.Struct("<II")
+
+
+def _frame(obj) -> list:
+    buffers: list = []
+    main = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    views = [b.raw() for b in buffers]
+    head = _HEAD.pack(len(main), len(views)) + struct.pack(f"<{len(views)}Q", *(v.nbytes for v in views))
+    return [head, main, *views]
+
+
+async def _read_frame(reader):
+    try:
+        n_main, n_buffers = _HEAD.unpack(await reader.readexactly(_HEAD.size))
+        sizes = struct.unpack(f"<{n_buffers}Q", await reader.readexactly(8 * n_buffers)) if n_buffers else ()
+        main = await reader.readexactly(n_main)
+        buffers = [bytearray(await reader.readexactly(n)) if n else bytearray() for n in sizes]
+    except asyncio.IncompleteReadError as e:  # the peer went away mid-message: a broken connection
+        raise ConnectionResetError(f"connection closed after {len(e.partial)} bytes of a message") from None
+    return pickle.loads(main, buffers=buffers)
+
+
+async def serve_stream(handler, reader, writer) -> None:
+    """One session connection of a worker's direct stream: requests ``{"op": ..., **kwargs}`` one
+    after another, each answered with ``await handler(**kwargs)``."""
+    try:
+        while True:
+            try:
+                request = await _read_frame(reader)
+            except (ConnectionError, OSError):
+                return
+            request.pop("op")
+            reply = await handler(**request)
+            writer.writelines(_frame(reply))
+            await writer.drain()
+    except (ConnectionError, OSError):
+        return
+    finally:
+        writer.close()
+
+
+def start_stream_server(address: str, handler) -> str | None:
+    """Listens for direct streams beside a worker whose address is ``address`` (plain TCP only: a
+    TLS cluster keeps Dask's comm, which carries its certificates); the stream's host:port.
+    Called on the worker's event loop."""
+    import socket
+
+    if not address.startswith("tcp://"):
+        return None
+    host = address[len("tcp://"):].rsplit(":", 1)[0].strip("[]")
+    sock = socket.create_server((host, 0), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setblocking(False)
+    port = sock.getsockname()[1]
+    loop = asyncio.get_running_loop()
+    server = loop.create_task(asyncio.start_server(lambda r, w: serve_stream(handler, r, w), sock=sock))
+    _STREAM_SERVERS.append(server)  # held: a task only weakly referenced may be collected
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+_STREAM_SERVERS: list = []
+
+
+class StreamPool:
+    """The session thread's direct-stream connections, per worker stream address: one per call
+    in flight, kept open between calls."""
+
+    def __init__(self, connect_timeout: float = 10.0):
+        self._idle: dict = {}  # address -> [(reader, writer)]
+        self._timeout = connect_timeout
+
+    async def call(self, address: str, **request):
+        idle = self._idle.setdefault(address, [])
+        if idle:
+            reader, writer = idle.pop()
+        else:
+            host, port = address.rsplit(":", 1)
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), int(port)),
+                                                    self._timeout)
+        try:
+            writer.writelines(_frame(dict(request, op="run")))
+            await writer.drain()
+            reply = await _read_frame(reader)
+        except BaseException:
+            writer.close()  # mid-call (a broken connection, a cancelled run): never reused
+            raise
+        idle.append((reader, writer))
+        return reply
+
+    def close(self) -> None:
+        for conns in self._idle.values():
+            for _, writer in conns:
+                writer.close()
+        self._idle = {}

@@ -45,11 +45,15 @@ class GraphNotInstalled(Exception):
 
 
 def install_graph(graph_key: str, payload: bytes, dask_worker=None, lineage: str | None = None,
-                  dashboard: bool = False) -> str:
-    """Imports the graph ``payload`` under ``graph_key``; returns this worker's incarnation.
+                  dashboard: bool = False) -> tuple:
+    """Imports the graph ``payload`` under ``graph_key``; returns this worker's incarnation and
+    the host:port of its direct stream (None without one).
 
     Also installs the ``dflow_run`` handler on the worker's server, through
-    which sessions run partitions directly (``handle_run``)."""
+    which sessions run partitions directly (``handle_run``), and the direct
+    stream that serves the same requests without Dask's message layer
+    (``transport.start_stream_server``)."""
+    stream = _stream_address(dask_worker) if dask_worker is not None else None
     if dask_worker is not None and "dflow_run" not in dask_worker.handlers:
         dask_worker.handlers["dflow_run"] = handle_run
         dask_worker.handlers["dflow_loop"] = handle_loop
@@ -73,7 +77,24 @@ def install_graph(graph_key: str, payload: bytes, dask_worker=None, lineage: str
         import_graph(loads(payload), graph)
         with _LOCK:
             _GRAPHS.setdefault(graph_key, graph)
-    return INCARNATION
+    return INCARNATION, stream
+
+
+_STREAM: list = [None, None]  # [the event loop it listens on, its host:port]
+
+
+def _stream_address(dask_worker):
+    """This process's direct stream, started on first use on the running (the worker's) loop."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    if _STREAM[0] is not loop:
+        _STREAM[:] = [loop, transport.start_stream_server(dask_worker.address, _handle_stream_run)]
+    return _STREAM[1]
+
+
+async def _handle_stream_run(**request):
+    return await handle_run(stream=True, **request)
 
 
 def incarnation() -> str:
@@ -165,7 +186,8 @@ def _keyed_program(key, graph_key, spec, expected_incarnation):
     return _program(graph_key, spec)
 
 
-def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload, then=None, shm=None, max_bytes=None):
+def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload, then=None, shm=None, max_bytes=None,
+                stream=False):
     segments = None
     if shm is not None:
         try:
@@ -181,9 +203,9 @@ def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload, the
     max_bytes = transport.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     transport.check_size(size, max_bytes, f"The output of {program.partition.name} on {program.device}")
     writer = segments[1].writer() if segments is not None else None
-    reply = {"out": transport.pack(out, size, writer)}
+    reply = {"out": transport.pack(out, size, writer, stream)}
     if then is not None:
-        ahead = _read_ahead(then, graph_key, expected_incarnation, writer, max_bytes)
+        ahead = _read_ahead(then, graph_key, expected_incarnation, writer, max_bytes, stream)
         if ahead is not None:
             reply["then"] = ahead
     return reply
@@ -202,7 +224,7 @@ def _recorded(program, traced, ctx, feeds, upstream):
     return out
 
 
-def _read_ahead(then, graph_key, expected_incarnation, writer=None, max_bytes=None):
+def _read_ahead(then, graph_key, expected_incarnation, writer=None, max_bytes=None, stream=False):
     """The packed outputs of the read partition ``then = (key, spec or None)``, run right after
     the partition it follows (the session's next run may use them, see ``ClusterRuntime``);
     None when this worker does not know it or it fails (the next run then reads for itself)."""
@@ -215,7 +237,7 @@ def _read_ahead(then, graph_key, expected_incarnation, writer=None, max_bytes=No
         size = transport.nbytes(out)
         if size > (transport.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes):
             return None
-        return transport.pack(out, size, writer)
+        return transport.pack(out, size, writer, stream)
     except Exception:  # noqa: BLE001 - an uninitialized variable, a reset: the next run's own read reports it
         return None
 
@@ -234,7 +256,7 @@ def run_here(program, expected_incarnation, traced, ctx, feeds, upstream):
 
 
 async def handle_run(key=None, graph_key=None, spec=None, incarnation=None, traced=False, blocking=False,
-                     payload=None, then=None, shm=None, max_bytes=None):
+                     payload=None, then=None, shm=None, max_bytes=None, stream=False):
     """The ``dflow_run`` handler: runs one partition for a session, without the scheduler.
 
     The partition is named by ``key``; its ``spec`` comes with the first call
@@ -250,15 +272,16 @@ async def handle_run(key=None, graph_key=None, spec=None, incarnation=None, trac
     when this worker lacks the graph. ``then``, ``(key, spec or None)`` of a
     partition that only reads variables, asks for its outputs as well, read
     after this partition ran: the reply's ``"then"`` (the read-ahead).
-    ``max_bytes`` bounds the reply (``ResourceExhaustedError``)."""
+    ``max_bytes`` bounds the reply (``ResourceExhaustedError``). ``stream``: the
+    request came on the direct stream, where values travel as they are."""
     try:
         if blocking:
             import asyncio
 
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(_blocking_pool(), _run_direct, key, graph_key, spec, incarnation,
-                                              traced, payload, then, shm, max_bytes)
-        return _run_direct(key, graph_key, spec, incarnation, traced, payload, then, shm, max_bytes)
+                                              traced, payload, then, shm, max_bytes, stream)
+        return _run_direct(key, graph_key, spec, incarnation, traced, payload, then, shm, max_bytes, stream)
     except GraphNotInstalled:
         return {"reinstall": True}
     except Exception as e:  # noqa: BLE001 - every failure goes back to the session that asked

@@ -94,3 +94,106 @@ def test_values_over_the_size_limit_are_refused_and_nothing_is_half_done(local_c
             s.run(v)
     with tf.Session(local_cluster.target, graph=g) as s:
         np.testing.assert_array_equal(s.run(v), np.full(5000, 3.0, np.float32))
+
+
+def test_runs_go_on_the_workers_direct_streams(local_cluster):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(2.0, name="transport_stream_v")
+        with tf.device("/job:worker/task:1"):
+            y = v * 3.0
+    with tf.Session(local_cluster.target, graph=g) as s:
+        s.run(v.initializer)
+        assert s.run(y) == 6.0
+        streams = {w: a for w, a in s._runtime._streams.items() if a is not None}
+        assert len(streams) == 2  # the ps and worker 1, each on its own host:port beside its Dask address
+        idle = s._runtime._callers.loop.streams._idle
+        assert sorted(idle) == sorted(streams.values()) and all(len(c) == 1 for c in idle.values())
+    with dask.config.set({"dflow.cluster.runs": "scheduler"}), tf.Session(local_cluster.target, graph=g) as s:
+        assert s.run(y) == 6.0  # the scheduler's way still works
+
+
+class _BrokenPeer:
+    """A stream server that reads a request and answers ``reply_bytes`` of a frame, then hangs up."""
+
+    def __init__(self, reply_bytes: bytes):
+        import asyncio
+        import threading
+
+        self.requests = 0
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        async def serve(reader, writer):
+            await reader.read(1)
+            self.requests += 1
+            writer.write(reply_bytes)
+            await writer.drain()
+            writer.close()
+
+        async def start():
+            self.server = await asyncio.start_server(serve, "127.0.0.1", 0)
+            self.address = f"127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+            ready.set()
+
+        self.thread = threading.Thread(target=lambda: (self.loop.run_until_complete(start()),
+                                                       self.loop.run_forever()), daemon=True)
+        self.thread.start()
+        ready.wait(10)
+
+    def close(self):
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@pytest.mark.parametrize("reply", [b"", transport._HEAD.pack(100, 0) + b"\x80\x05 truncated"],
+                         ids=["peer gone", "truncated reply"])
+def test_a_broken_stream_is_unavailable_naming_the_device_and_applies_nothing(local_cluster, reply):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="transport_broken_v")
+            add = v.assign_add(1.0)
+    peer = _BrokenPeer(reply)
+    try:
+        with tf.Session(local_cluster.target, graph=g) as s:
+            s.run(v.initializer)
+            ps = next(w for w, a in s._runtime._streams.items() if a is not None)
+            s._runtime._streams[ps] = peer.address  # the next call meets the broken peer
+            with pytest.raises(tf.errors.UnavailableError, match="/job:ps/replica:0/task:0/device:CPU:0"):
+                s.run(add)
+            assert peer.requests == 1
+            # the real ps never saw the update; the next run installs there again, on its stream
+            assert s.run(v) == 1.0
+            assert s._runtime._streams[ps] not in (None, peer.address)
+    finally:
+        peer.close()
+
+
+def test_a_worker_stream_drops_a_request_cut_short_without_running_it():
+    import asyncio
+
+    calls = []
+
+    async def handler(**request):
+        calls.append(request)
+        return {"out": 1}
+
+    async def go():
+        server = await asyncio.start_server(lambda r, w: transport.serve_stream(handler, r, w), "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        pool = transport.StreamPool()
+        assert await pool.call(f"127.0.0.1:{port}", key="k", payload=np.arange(200_000)) == {"out": 1}
+        np.testing.assert_array_equal(calls[0]["payload"], np.arange(200_000))  # out of band, whole
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        frame = b"".join(bytes(part) for part in transport._frame({"op": "run", "key": "cut"}))
+        writer.write(frame[:-3])
+        await writer.drain()
+        writer.close()
+        await asyncio.sleep(0.2)
+        pool.close()
+        server.close()
+
+    asyncio.run(go())
+    assert [c["key"] for c in calls] == ["k"]
