@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import pickle
 import secrets
 import struct
@@ -139,6 +140,16 @@ class Segment:
 
         token = secrets.token_bytes(16)
         shm = shared_memory.SharedMemory(create=True, size=max(size, _MIN_SEGMENT) + _HEADER)
+        fd = getattr(shm, "_fd", -1)
+        if fd >= 0 and hasattr(os, "posix_fallocate"):
+            # Reserve the pages now: a full /dev/shm (64 MiB in a default container) is then an
+            # OSError here, and the values go the plain way, instead of SIGBUS on a later write.
+            try:
+                os.posix_fallocate(fd, 0, shm.size)
+            except OSError:
+                shm.close()
+                shm.unlink()
+                raise
         shm.buf[:16] = token
         return cls(shm, token)
 
@@ -174,7 +185,6 @@ class _Mapping:
 
     def __init__(self, name: str):
         import mmap
-        import os
 
         try:
             import _posixshmem

@@ -130,3 +130,18 @@ def test_sizes_above_the_limit_are_resource_exhausted():
     transport.check_size(1024, 1024, "x")
     with pytest.raises(errors.ResourceExhaustedError, match="The feed of w is 1025 bytes"):
         transport.check_size(1025, 1024, "The feed of w")
+
+
+def test_a_full_dev_shm_means_the_plain_way_not_a_crash(monkeypatch):
+    import os
+
+    if not hasattr(os, "posix_fallocate"):
+        pytest.skip("no posix_fallocate here")
+
+    def full(fd, offset, length):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    segments = transport.ClientSegments()
+    assert segments.lease("w", 10 << 20, 0) is None
+    assert segments.unshared == {"w"} and not segments._leased
