@@ -1,7 +1,12 @@
 """Cluster-session costs (issue #5): run latency, and between-graph training.
 
 * ``run_latency_ms``: one ``Session.run`` of a small graph whose ops sit on
-  /job:ps/task:0 and /job:worker/task:0, from a client outside the cluster;
+  /job:ps/task:0 and /job:worker/task:0, from a session on worker task 0's
+  ``tf.train.Server`` (TF1's layout: the worker's ops run in the session's
+  process, the ps is one network hop away);
+* ``run_latency_ms_outside_client`` (dflow only): the same run from a client
+  outside the cluster (a 1-ps/2-worker ``dflow.LocalCluster``): both
+  partitions cross the network, one after the other;
 * ``async_steps_per_s_servers``: between-graph asynchronous training of the
   seed network (1-5-1 tanh, batch 50, SGD) as TF1's book does it: one ps
   process and 2 worker processes, each worker a ``tf.train.Server`` running
@@ -133,8 +138,13 @@ def _latency_ms(tf, target, config=None) -> float:
 
 def _dflow_figures(tf) -> dict:
     out = {}
+    with tf.LocalCluster(ps=1, workers=0, dashboard_address=None) as cluster:
+        spec = {"scheduler": [cluster.target.replace("tcp://", "")], "ps": ["127.0.0.1:0"], "worker": ["127.0.0.1:0"]}
+        with tf.train.Server(tf.train.ClusterSpec(spec), job_name="worker", task_index=0) as server:
+            config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"])
+            out["run_latency_ms"] = _latency_ms(tf, server.target, config)
     with tf.LocalCluster(ps=1, workers=2, dashboard_address=None) as cluster:
-        out["run_latency_ms"] = _latency_ms(tf, cluster.target)
+        out["run_latency_ms_outside_client"] = _latency_ms(tf, cluster.target)
         out["async_steps_per_s_clients"] = _train("dflow", "client", cluster.target)
     with tf.LocalCluster(ps=1, workers=0, dashboard_address=None) as cluster:
         spec = {"scheduler": [cluster.target.replace("tcp://", "")], "ps": ["127.0.0.1:0"],
