@@ -456,6 +456,13 @@ class ClusterRuntime(ClusterDevices):
                         reply = await caller.streams.call(stream, **request)
                     else:
                         reply = await pool(prog.worker).dflow_run(**request)
+                except transport.StreamUnreachable:
+                    # A port the network does not let through, say: Dask's comm for this worker from now
+                    # on (a worker that is gone fails there too, and the liveness check says so).
+                    self._streams[prog.worker] = stream = None
+                    if lease is None:
+                        payload = transport.pack(values, size)
+                    continue
                 except OSError as e:
                     e.dflow_worker = prog.worker  # whose connection broke (see _raise_lost)
                     raise

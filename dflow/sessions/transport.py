@@ -402,16 +402,24 @@ def start_stream_server(address: str, handler) -> str | None:
     if not address.startswith("tcp://"):
         return None
     host = address[len("tcp://"):].rsplit(":", 1)[0].strip("[]")
-    sock = socket.create_server((host, 0), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock = socket.create_server((host, 0), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError:  # a contact address that is not this host's (NAT, a container): Dask's comm only
+        return None
     sock.setblocking(False)
     port = sock.getsockname()[1]
     loop = asyncio.get_running_loop()
     server = loop.create_task(asyncio.start_server(lambda r, w: serve_stream(handler, r, w), sock=sock))
-    _STREAM_SERVERS.append(server)  # held: a task only weakly referenced may be collected
+    # held: a task only weakly referenced may be collected (those of closed loops go)
+    _STREAM_SERVERS[:] = [t for t in _STREAM_SERVERS if not t.get_loop().is_closed()] + [server]
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 _STREAM_SERVERS: list = []
+
+
+class StreamUnreachable(ConnectionError):
+    """No connection to a worker's direct stream could be made (nothing was sent)."""
 
 
 class StreamPool:
@@ -428,8 +436,11 @@ class StreamPool:
             reader, writer = idle.pop()
         else:
             host, port = address.rsplit(":", 1)
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), int(port)),
-                                                    self._timeout)
+            try:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), int(port)),
+                                                        self._timeout)
+            except OSError as e:  # nothing sent: the caller may go another way
+                raise StreamUnreachable(f"cannot reach the direct stream at {address}: {e}") from e
         try:
             writer.writelines(_frame(dict(request, op="run")))
             await writer.drain()

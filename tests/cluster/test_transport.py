@@ -197,3 +197,24 @@ def test_a_worker_stream_drops_a_request_cut_short_without_running_it():
 
     asyncio.run(go())
     assert [c["key"] for c in calls] == ["k"]
+
+
+def test_a_stream_that_cannot_be_reached_leaves_the_runs_to_dasks_comm(local_cluster):
+    """A firewall that lets the Dask port through but not the stream's: the run goes on through Dask."""
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        nowhere = f"127.0.0.1:{closed.getsockname()[1]}"  # bound, not listening: connections are refused
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device("/job:ps/task:0"):
+                v = tf.Variable(1.0, name="transport_unreachable_v")
+                add = v.assign_add(1.0)
+        with tf.Session(local_cluster.target, graph=g) as s:
+            s.run(v.initializer)
+            ps = next(w for w, a in s._runtime._streams.items() if a is not None)
+            s._runtime._streams[ps] = nowhere
+            assert s.run(add) == 2.0
+            assert s._runtime._streams[ps] is None
+            assert s.run(add) == 3.0

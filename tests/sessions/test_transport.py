@@ -145,3 +145,11 @@ def test_a_full_dev_shm_means_the_plain_way_not_a_crash(monkeypatch):
     segments = transport.ClientSegments()
     assert segments.lease("w", 10 << 20, 0) is None
     assert segments.unshared == {"w"} and not segments._leased
+
+
+def test_no_stream_for_tls_workers_or_a_contact_address_not_of_this_host():
+    async def handler(**request):
+        return {}
+
+    assert transport.start_stream_server("tls://127.0.0.1:8786", handler) is None  # Dask's comm carries TLS
+    assert transport.start_stream_server("tcp://203.0.113.7:8786", handler) is None  # TEST-NET-3: not ours
