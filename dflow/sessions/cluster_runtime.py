@@ -22,19 +22,17 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import itertools
 import pickle
 import threading
 import time
 
 from dflow.framework import errors
-from dflow.sessions import transport
+from dflow.sessions import read_ahead, transport
 from dflow.sessions.cluster_devices import POLL_S, ClusterDevices, _local_workers
 
 _CONNECT_TIMEOUT_S = 10.0
 _LOOP_RENEW_S = 3.0  # worker_state._LOOP_LEASE_S is 15 s
 _LIVENESS_AFTER_S = 1.0  # a call running longer than this checks, once per this, that its workers live
-_RUN_SEQ = itertools.count(1)  # numbers every cluster run of this process (read-ahead validity)
 
 
 def _connect(target, timeout_s: float):
@@ -95,44 +93,8 @@ class RemotePartition:
         # per upstream argument: the positions of its outputs this partition reads
         self.up_needs = tuple(tuple(sorted({s[2] for s in sources if s[0] == "up" and s[1] == j}))
                               for j in range(len(partition.upstream)))
-        self.pure_read = not local and _pure_read(partition)
+        self.pure_read = not local and read_ahead.pure_read(partition)
         self.refreshes = None  # the index of the read partition whose outputs this one's reply brings (read-ahead)
-
-
-# Op types a read-ahead partition may hold: reading variables has no effect, so reading
-# them once more after a step's update (and not using the values) changes nothing.
-_PURE_READ_OPS = frozenset({"VariableV2", "Variable", "_ReadVariable", "Identity", "Const"})
-
-
-def _pure_read(partition) -> bool:
-    """Whether a partition only reads variables: no inputs, nothing upstream, outputs to return."""
-    return (not partition.inputs and not partition.upstream and bool(partition.outputs)
-            and all(op.type in _PURE_READ_OPS for op in partition.ops))
-
-
-def _read_ahead_source(partitions, i: int):
-    """The pure-read partition that partition ``i`` may read again after it runs (the read-ahead):
-    one of its device that it depends on, when no later partition of that device depends on it
-    too; None when there is none."""
-    device = partitions[i].device
-    later = [j for j in range(i + 1, len(partitions)) if partitions[j].device == device]
-    for r in range(i):
-        if (partitions[r].device == device and _pure_read(partitions[r]) and _depends_on(partitions, i, r)
-                and not any(_depends_on(partitions, j, r) for j in later)):
-            return r
-    return None
-
-
-def _depends_on(partitions, j: int, r: int) -> bool:
-    stack, seen = list(partitions[j].upstream), set()
-    while stack:
-        u = stack.pop()
-        if u == r:
-            return True
-        if u not in seen:
-            seen.add(u)
-            stack.extend(partitions[u].upstream)
-    return False
 
 
 def _has_dflow_extension(dask_scheduler=None) -> bool:
@@ -167,10 +129,7 @@ class ClusterRuntime(ClusterDevices):
         self._callers = threading.local()  # .loop: the calling thread's _CallerLoop
         self._caller_loops: list = []  # (thread, _CallerLoop) of every thread that ran, closed with the runtime
         self.reporter = None  # the /dflow page's SessionReporter, once the scheduler is known to have dflow
-        self._read_ahead_s = _read_ahead_window()
-        self._ahead: dict = {}  # read partition key -> (its outputs, when they came, the run that asked)
-        self._ahead_misses: dict = {}  # read partition key -> read-aheads not used in a row
-        self.read_aheads_used = 0  # runs that took their reads from the previous run's reply
+        self.read_ahead = read_ahead.ReadAhead()
         self._reply_bytes: dict = {}  # partition key -> array bytes of its last reply (shared-memory sizing)
         self._max_bytes = transport.max_message_bytes()
         ClusterDevices.__init__(self, self.client, config)
@@ -184,7 +143,7 @@ class ClusterRuntime(ClusterDevices):
             worker = self._wait_for_device(partition.device, partition.ops[-1])
         prog = RemotePartition(partition, sources, worker, key, local=worker in _local_workers())
         if not prog.local and partition.upstream:
-            prog.refreshes = _read_ahead_source(partitions, next(i for i, p in enumerate(partitions)
+            prog.refreshes = read_ahead.source(partitions, next(i for i, p in enumerate(partitions)
                                                                  if p is partition))
         return prog
 
@@ -272,12 +231,12 @@ class ClusterRuntime(ClusterDevices):
         workers = {p.worker for p in programs}
         self._install(graph, programs[0].graph_key, workers)
         run_once = self._run_direct if _direct_runs() else self._run_scheduled
-        seq = next(_RUN_SEQ)
+        seq = next(read_ahead.RUNS)
         try:
             return run_once(graph, partitions, programs, feeds, token, traced, ctx, seq)
         except _Reinstall:
             self._install(graph, programs[0].graph_key, workers, force=True)
-            return run_once(graph, partitions, programs, feeds, token, traced, ctx, next(_RUN_SEQ))
+            return run_once(graph, partitions, programs, feeds, token, traced, ctx, next(read_ahead.RUNS))
 
     # -- direct runs: the session calls each partition's worker ---------------------------
     def _run_direct(self, graph, partitions, programs, feeds, token, traced, ctx, seq) -> list:
@@ -367,7 +326,7 @@ class ClusterRuntime(ClusterDevices):
         import asyncio
 
         tasks: list = []
-        ahead = self._read_ahead_s > 0 and not traced
+        ahead = self.read_ahead.window_s > 0 and not traced
 
         async def one(i, prog):
             ups = []
@@ -378,16 +337,16 @@ class ClusterRuntime(ClusterDevices):
             if prog.local:
                 return await self._run_here(prog, traced, ctx, fed, ups)
             if prog.pure_read and ahead:
-                values = self._take_ahead(prog.key, seq)
+                values = self.read_ahead.take(prog.key, seq)
                 if values is not None:
                     return values
             then = None
-            if ahead and prog.refreshes is not None and self._wants_ahead(programs[prog.refreshes].key, seq):
+            if ahead and prog.refreshes is not None and self.read_ahead.wants(programs[prog.refreshes].key, seq):
                 source = programs[prog.refreshes]
                 then = (source.key, None if (prog.worker, source.key) in self._specs_sent else source.spec)
-            out, read_ahead = await self._call(graph, prog, (ctx, fed, tuple(ups)), traced, pool, caller, then)
-            if read_ahead is not None:
-                self._ahead[then[0]] = (read_ahead, time.monotonic(), seq)
+            out, again = await self._call(graph, prog, (ctx, fed, tuple(ups)), traced, pool, caller, then)
+            if again is not None:
+                self.read_ahead.keep(then[0], again, seq)
             return out
 
         for i, prog in enumerate(programs):
@@ -470,10 +429,10 @@ class ClusterRuntime(ClusterDevices):
                     self._specs_sent.add((prog.worker, prog.key))
                     where = lease.reply if lease else None
                     out = transport.unpack(reply["out"], where)
-                    read_ahead = transport.unpack(reply["then"], where) if "then" in reply else None
-                    self._reply_bytes[prog.key] = transport.nbytes(out) + transport.nbytes(read_ahead)
+                    again = transport.unpack(reply["then"], where) if "then" in reply else None
+                    self._reply_bytes[prog.key] = transport.nbytes(out) + transport.nbytes(again)
                     done = True
-                    return out, read_ahead
+                    return out, again
                 if reply.get("no_shm"):  # the worker is on another host: the plain way from now on
                     segments.unshared.add(prog.worker)
                     segments.discard(lease)
@@ -492,28 +451,6 @@ class ClusterRuntime(ClusterDevices):
         if reply.get("reinstall"):
             raise _Reinstall()
         self._raise_error(graph, pickle.loads(reply["error"]))
-
-    # -- read-ahead: a step's variable reads come back with the previous step's update ---
-    def _take_ahead(self, key: str, seq: int):
-        """The outputs that the previous run read ahead for the read partition ``key``, when they
-        may stand for reading now: that run was this process's latest cluster run before this
-        one (no run of this process, in any thread, came between to change or observe the
-        variables) and they came back less than the read-ahead window ago. None otherwise."""
-        entry = self._ahead.pop(key, None)
-        if entry is None:
-            return None
-        values, at, asked_by = entry
-        if asked_by == seq - 1 and time.monotonic() - at <= self._read_ahead_s:
-            self._ahead_misses[key] = 0
-            self.read_aheads_used += 1
-            return values
-        self._ahead_misses[key] = self._ahead_misses.get(key, 0) + 1
-        return None
-
-    def _wants_ahead(self, key: str, seq: int) -> bool:
-        """Whether to ask for a read-ahead of ``key``: yes unless the last two went unused (the
-        program does other work between its steps), and then once in 64 runs to look again."""
-        return self._ahead_misses.get(key, 0) < 2 or seq % 64 == 0
 
     async def _run_here(self, prog, traced, ctx, fed, ups):
         """A partition of a worker in this process: no message, no copy."""
@@ -679,22 +616,6 @@ class _CallerLoop:
         except Exception:  # noqa: BLE001 - closing: a broken connection is closed enough
             pass
         self.loop.close()
-
-
-def _read_ahead_window() -> float:
-    """Seconds a read-ahead stays usable: ``dflow.cluster.read-ahead`` (a duration, default
-    10ms; 0 or False turns read-ahead off)."""
-    import dask
-    from dask.utils import parse_timedelta
-
-    window = dask.config.get("dflow.cluster.read-ahead", "10ms")
-    if window is False or window is None:
-        return 0.0
-    try:
-        return float(parse_timedelta(window, default="ms"))
-    except (TypeError, ValueError, KeyError):
-        raise ValueError(f"dask config dflow.cluster.read-ahead must be a duration such as '10ms' or False, "
-                         f"got {window!r}") from None
 
 
 def _direct_runs() -> bool:

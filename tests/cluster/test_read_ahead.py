@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.sessions.cluster_runtime import _read_ahead_source, _read_ahead_window
 from dflow.sessions.plan import Partition
+from dflow.sessions.read_ahead import source, window
 
 pytestmark = pytest.mark.cluster
 
@@ -53,7 +53,7 @@ def _trajectory(target, steps=6, between=None):
             if between is not None:
                 between(i, s, reset)
         final = s.run([w, b])
-        used = getattr(s._runtime, "read_aheads_used", None)
+        used = s._runtime.read_ahead.used if target else None
     return seen, final, used
 
 
@@ -110,12 +110,12 @@ def test_a_pause_longer_than_the_window_reads_afresh(local_cluster):
 
 def test_read_ahead_can_be_turned_off_and_bad_settings_are_named(local_cluster):
     with dask.config.set({"dflow.cluster.read-ahead": False}):
-        assert _read_ahead_window() == 0.0
+        assert window() == 0.0
     with dask.config.set({"dflow.cluster.read-ahead": "25ms"}):
-        assert _read_ahead_window() == pytest.approx(0.025)
+        assert window() == pytest.approx(0.025)
     with dask.config.set({"dflow.cluster.read-ahead": "soon"}):
         with pytest.raises(ValueError, match="dflow.cluster.read-ahead"):
-            _read_ahead_window()
+            window()
 
 
 def test_only_the_last_partition_of_the_device_that_depends_on_a_pure_read_reads_ahead(local_cluster):
@@ -132,10 +132,10 @@ def test_only_the_last_partition_of_the_device_that_depends_on_a_pure_read_reads
     reads = part(ps, [v.op, read.op])
     compute = Partition(wk, [], [read], [], [0])
     apply = Partition(ps, [], [], [], [1])
-    assert _read_ahead_source([reads, compute, apply], 2) == 0
-    assert _read_ahead_source([reads, compute, apply], 1) is None  # another device
+    assert source([reads, compute, apply], 2) == 0
+    assert source([reads, compute, apply], 1) is None  # another device
     after = Partition(ps, [], [], [], [2])
-    assert _read_ahead_source([reads, compute, apply, after], 2) is None  # `after` comes later and depends on it
-    assert _read_ahead_source([reads, compute, apply, after], 3) == 0
+    assert source([reads, compute, apply, after], 2) is None  # `after` comes later and depends on it
+    assert source([reads, compute, apply, after], 3) == 0
     stateful = part(ps, [v.op, read.op, dq.op])  # a dequeue is not a read: reading it twice changes the queue
-    assert _read_ahead_source([stateful, compute, apply], 2) is None
+    assert source([stateful, compute, apply], 2) is None
