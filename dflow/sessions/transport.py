@@ -40,6 +40,7 @@ import pickle
 import secrets
 import struct
 import threading
+import time
 
 import numpy as np
 
@@ -318,16 +319,23 @@ class ClientSegments:
 
 
 # -- the worker's side -----------------------------------------------------------------
-_ATTACHED: dict = {}  # slot -> {"req": Segment, "rep": Segment}, oldest first
+_ATTACHED: dict = {}  # slot -> [{"req": Segment, "rep": Segment}, calls using it, when last used]
 _ATTACH_LOCK = threading.Lock()
+_IDLE_S = 30.0  # a slot no call used for this long is let go (its session may have closed)
 
 
 def attach(described: dict) -> tuple:
     """The request and reply segments a call names (attached on first use, replaced when the
-    session made new ones for the slot); OSError when this host does not have them."""
+    session made new ones for the slot); OSError when this host does not have them. The call
+    hands the slot back with ``release`` once its reply is written.
+
+    Slots that no call has used for ``_IDLE_S`` are let go, and the oldest beyond
+    ``_MAX_ATTACHED``: a session unlinks its segments when it closes, but their memory stays
+    until every process that maps them lets go."""
     slot = described["slot"]
     with _ATTACH_LOCK:
-        held = _ATTACHED.pop(slot, {})
+        entry = _ATTACHED.pop(slot, None) or [{}, 0, 0.0]
+        held = entry[0]
         try:
             for part in ("req", "rep"):
                 name, token = described[part]
@@ -340,11 +348,26 @@ def attach(described: dict) -> tuple:
             for seg in held.values():
                 seg.close()
             raise
-        _ATTACHED[slot] = held  # most recent last
-        while len(_ATTACHED) > _MAX_ATTACHED:
-            for seg in _ATTACHED.pop(next(iter(_ATTACHED))).values():
+        now = time.monotonic()
+        entry[1] += 1
+        entry[2] = now
+        _ATTACHED[slot] = entry  # most recent last
+        free = [s for s, (_, busy, _) in _ATTACHED.items() if not busy]
+        gone = {s for s in free if now - _ATTACHED[s][2] > _IDLE_S}
+        gone.update(free[:max(0, len(_ATTACHED) - _MAX_ATTACHED)])
+        for s in gone:
+            for seg in _ATTACHED.pop(s)[0].values():
                 seg.close()
     return held["req"], held["rep"]
+
+
+def release(described: dict) -> None:
+    """The call that attached ``described``'s slot is done with it."""
+    with _ATTACH_LOCK:
+        entry = _ATTACHED.get(described["slot"])
+        if entry is not None:
+            entry[1] -= 1
+            entry[2] = time.monotonic()
 
 
 # -- the direct stream: dflow_run without Dask's message layer -------------------------

@@ -188,12 +188,20 @@ def _keyed_program(key, graph_key, spec, expected_incarnation):
 
 def _run_direct(key, graph_key, spec, expected_incarnation, traced, payload, then=None, shm=None, max_bytes=None,
                 stream=False):
-    segments = None
-    if shm is not None:
-        try:
-            segments = transport.attach(shm)
-        except OSError:  # not this host's shared memory: the session sends the values again
-            return {"no_shm": True}
+    if shm is None:
+        return _run_with(None, key, graph_key, spec, expected_incarnation, traced, payload, then, max_bytes, stream)
+    try:
+        segments = transport.attach(shm)
+    except OSError:  # not this host's shared memory: the session sends the values again
+        return {"no_shm": True}
+    try:
+        return _run_with(segments, key, graph_key, spec, expected_incarnation, traced, payload, then, max_bytes,
+                         stream)
+    finally:
+        transport.release(shm)
+
+
+def _run_with(segments, key, graph_key, spec, expected_incarnation, traced, payload, then, max_bytes, stream):
     program = _keyed_program(key, graph_key, spec, expected_incarnation)
     if program is None:
         return {"need_spec": True}

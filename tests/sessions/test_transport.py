@@ -83,6 +83,31 @@ def test_a_worker_attaches_a_slot_once_and_follows_a_replaced_segment():
         lease.close()
 
 
+def test_a_worker_lets_go_of_idle_slots_but_never_of_one_in_use(monkeypatch):
+    leases = [transport.Lease(f"t-idle-{i}") for i in range(3)]
+    try:
+        for lease in leases:
+            lease.ensure(10, 10)
+        busy = transport.attach(leases[0].describe())  # a call still running (a long dequeue)
+        transport.attach(leases[1].describe())
+        transport.release(leases[1].describe())
+        monkeypatch.setattr(transport, "_IDLE_S", 0.0)
+        transport.attach(leases[2].describe())  # the next attach sweeps
+        assert "t-idle-0" in transport._ATTACHED and "t-idle-1" not in transport._ATTACHED
+        assert bytes(busy[0].buf[:16]) == leases[0].request.token  # still mapped
+        transport.release(leases[0].describe())
+        transport.release(leases[2].describe())
+        monkeypatch.setattr(transport, "_MAX_ATTACHED", 0)
+        transport.attach(leases[1].describe())
+        transport.release(leases[1].describe())
+        transport.attach(leases[1].describe())  # every slot over the limit and not in use goes
+        assert set(transport._ATTACHED) == {"t-idle-1"}
+    finally:
+        for lease in leases:
+            transport._ATTACHED.pop(lease.slot, None)
+            lease.close()
+
+
 def test_a_segment_with_another_token_is_not_attached():
     lease = transport.Lease("t-3")
     try:
