@@ -178,7 +178,7 @@ def _sparse_softmax_xent(logits, labels):
         bp[at] -= 1
 
     if xp is np and classes:
-        over_elements(n, block, max(1, _XENT_BLOCK // classes))
+        over_elements(n, block, max(1, _XENT_BLOCK // classes), unit=classes)
     else:
         block(slice(0, n))
     loss = xp.log(total) - picked

@@ -19,7 +19,7 @@ from dflow._api import tf_export
 from dflow.framework import errors
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops import array_ops
+from dflow.ops import _blas, array_ops
 from dflow.ops._common import array_module
 from dflow.ops._nn_util import FLOATS, REALS, check_dtype, with_rank
 from dflow.ops.constant_op import convert_to_tensor
@@ -137,12 +137,29 @@ def _pool(x, ksize, strides, padding, data_format, average: bool):
     return _as_format(result, data_format)
 
 
+def _by_batch(kernel, x, *others):
+    """``kernel(x, *others)`` for numpy arrays whose first axis is the batch, each share of the
+    batch on a thread of the BLAS pool when the work is large (``over_elements``): pooling and
+    its gradient treat each example alone."""
+    if array_module(x) is not np or x.ndim < 2 or x.shape[0] < 2 or x.size < _blas.PARALLEL_ELEMENTS:
+        return kernel(x, *others)
+    shares: dict = {}
+
+    def body(rows):
+        shares[rows.start] = kernel(x[rows], *(o[rows] for o in others))
+
+    _blas.over_elements(x.shape[0], body, block=x.shape[0], unit=x[0].size)
+    if len(shares) == 1:
+        return shares[0]
+    return np.concatenate([shares[k] for k in sorted(shares)])
+
+
 def _max_pool(x, ksize, strides, padding, data_format):
-    return _pool(x, ksize, strides, padding, data_format, average=False)
+    return _by_batch(lambda xs: _pool(xs, ksize, strides, padding, data_format, average=False), x)
 
 
 def _avg_pool(x, ksize, strides, padding, data_format):
-    return _pool(x, ksize, strides, padding, data_format, average=True)
+    return _by_batch(lambda xs: _pool(xs, ksize, strides, padding, data_format, average=True), x)
 
 
 # The 3-D ops share the kernels: the geometry follows the rank of ``ksize``.
@@ -204,6 +221,14 @@ def _first_maxima(x, y, dims, ks, ss, geometry, data_format):
 
 
 def _max_pool_grad(x, y, grad, ksize, strides, padding, data_format):
+    dims, _, _, geometry = _pool_geometry(x.shape, ksize, strides, padding, data_format)
+    _check_grad_shape(_as_nhwc(grad, data_format), dims, geometry)  # on the whole batch, before it is split
+    if np.shape(y)[:1] != np.shape(x)[:1]:
+        return _max_pool_grad_of(x, y, grad, ksize, strides, padding, data_format)
+    return _by_batch(lambda *a: _max_pool_grad_of(*a, ksize, strides, padding, data_format), x, y, grad)
+
+
+def _max_pool_grad_of(x, y, grad, ksize, strides, padding, data_format):
     xp = array_module(x, grad)
     dims, ks, ss, geometry = _pool_geometry(x.shape, ksize, strides, padding, data_format)
     g = _as_nhwc(grad, data_format)

@@ -220,3 +220,71 @@ def test_small_product_with_a_transposed_operand():
     got = _blas.matmul(g, w.T)
     assert got.flags.c_contiguous
     np.testing.assert_allclose(got, g @ w.T, rtol=1e-12)
+
+
+@pytest.fixture
+def shares(monkeypatch):
+    """Element-wise chains from 1 000 elements go in shares over two threads; records the shares."""
+    monkeypatch.setattr(_blas, "PARALLEL_ELEMENTS", 1000)
+    monkeypatch.setattr(_blas, "_PARALLEL_SUB_ELEMENTS", 300)
+    monkeypatch.setattr(_blas, "_threads", lambda: 2)
+    seen = []
+    run = _blas._run_blocks
+
+    def spy(parts, body, threads):
+        seen.append(len(parts))
+        return run(parts, body, threads)
+
+    monkeypatch.setattr(_blas, "_run_blocks", spy)
+    return seen
+
+
+def test_over_elements_in_shares_covers_every_element_once(shares):
+    for size, block, unit in ((999, 4, 1), (1000, 4, 1), (5003, 64, 1), (30, 2, 100), (3, 1, 400)):
+        seen = np.zeros(size, int)
+
+        def body(span, seen=seen):
+            seen[span] += 1
+
+        _blas.over_elements(size, body, block, unit)
+        assert seen.tolist() == [1] * size
+    assert shares == [4, 4, 4, 3]  # the first stayed on the calling thread; the last has three units
+
+
+def test_adam_xent_and_pooling_in_shares_equal_one_thread_exactly(monkeypatch):
+    rng = np.random.default_rng(1)
+    monkeypatch.setattr(_blas, "PARALLEL_ELEMENTS", 1 << 40)
+    monkeypatch.setattr(_blas, "_PARALLEL_SUB_ELEMENTS", 300)
+    monkeypatch.setattr(_blas, "_threads", lambda: 2)
+    seen = []
+    run = _blas._run_blocks
+    monkeypatch.setattr(_blas, "_run_blocks", lambda parts, body, threads: (seen.append(len(parts)),
+                                                                            run(parts, body, threads))[1])
+    var, m, v, grad = (rng.normal(size=(61, 33)).astype(np.float32) for _ in range(4))
+    v = np.abs(v)
+    scalars = [np.float32(s) for s in (0.9 ** 3, 0.999 ** 3, 1e-3, 0.9, 0.999, 1e-8)]
+    from dflow.ops import nn_losses, pool_ops
+
+    logits = rng.normal(size=(37, 53)).astype(np.float32)
+    labels = rng.integers(0, 53, 37)
+    x = rng.normal(size=(9, 7, 6, 3)).astype(np.float32)
+    args = ([1, 2, 2, 1], [1, 2, 2, 1], "SAME", "NHWC")
+
+    def compute():
+        y = pool_ops._max_pool(x, *args)
+        g = rng.normal(size=y.shape).astype(np.float32)
+        return (_apply_adam(var, m, v, *scalars, grad, False), nn_losses._sparse_softmax_xent(logits, labels),
+                y, pool_ops._avg_pool(x, *args), pool_ops._max_pool_grad(x, y, g, *args))
+
+    state = rng.bit_generator.state
+    want = compute()
+    assert not seen
+    monkeypatch.setattr(_blas, "PARALLEL_ELEMENTS", 1000)
+    rng.bit_generator.state = state
+    got = compute()
+    assert len(seen) == 5  # Adam, the cross-entropy, both poolings and the gradient each went in shares
+    for w, g in zip(want, got):
+        for a, b in zip(w if isinstance(w, tuple) else [w], g if isinstance(g, tuple) else [g]):
+            assert a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+    with pytest.raises(tf.errors.InvalidArgumentError):  # a wrong gradient shape is named for the whole batch
+        pool_ops._max_pool_grad(x, got[2], np.ones((9, 4, 3, 2), np.float32), *args)
