@@ -25,6 +25,11 @@ def blocks(monkeypatch):
     """Records the blocks each parallel run hands out; products from 8 M multiply-adds go in
     blocks (the test shapes' size)."""
     monkeypatch.setattr(_blas, "BLOCKED_PRODUCT", 1 << 23)
+    return _spy_blocks(monkeypatch)
+
+
+def _spy_blocks(monkeypatch) -> list:
+    """The number of blocks of each ``_run_blocks`` call from now on."""
     seen = []
     run = _blas._run_blocks
 
@@ -228,15 +233,7 @@ def shares(monkeypatch):
     monkeypatch.setattr(_blas, "PARALLEL_ELEMENTS", 1000)
     monkeypatch.setattr(_blas, "_PARALLEL_SUB_ELEMENTS", 300)
     monkeypatch.setattr(_blas, "_threads", lambda: 2)
-    seen = []
-    run = _blas._run_blocks
-
-    def spy(parts, body, threads):
-        seen.append(len(parts))
-        return run(parts, body, threads)
-
-    monkeypatch.setattr(_blas, "_run_blocks", spy)
-    return seen
+    return _spy_blocks(monkeypatch)
 
 
 def test_over_elements_in_shares_covers_every_element_once(shares):
@@ -256,10 +253,7 @@ def test_adam_xent_and_pooling_in_shares_equal_one_thread_exactly(monkeypatch):
     monkeypatch.setattr(_blas, "PARALLEL_ELEMENTS", 1 << 40)
     monkeypatch.setattr(_blas, "_PARALLEL_SUB_ELEMENTS", 300)
     monkeypatch.setattr(_blas, "_threads", lambda: 2)
-    seen = []
-    run = _blas._run_blocks
-    monkeypatch.setattr(_blas, "_run_blocks", lambda parts, body, threads: (seen.append(len(parts)),
-                                                                            run(parts, body, threads))[1])
+    seen = _spy_blocks(monkeypatch)
     var, m, v, grad = (rng.normal(size=(61, 33)).astype(np.float32) for _ in range(4))
     v = np.abs(v)
     scalars = [np.float32(s) for s in (0.9 ** 3, 0.999 ** 3, 1e-3, 0.9, 0.999, 1e-8)]
