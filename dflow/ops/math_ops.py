@@ -21,6 +21,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, name_scope
+from dflow.ops import _blas
 from dflow.ops._common import array_module
 from dflow.ops._math_common import (  # noqa: F401 - also re-exported: select_ops, reduction_ops import them here
     _ALL,
@@ -148,12 +149,13 @@ def _div_no_nan(x, y):
 
 # -- element-wise binary ops: one row per op ----------------------------------------------
 
-add = _def_binary("add", "Add", np.add, NUMERIC_DTYPES | {dtypes.string},
-                  "``x + y`` element-wise, with broadcasting (strings concatenate).", _tm("add"))
-subtract = _def_binary("subtract", "Sub", np.subtract, NUMERIC_DTYPES, "``x - y`` element-wise.",
-                       _tm("subtract"))
-multiply = _def_binary("multiply", "Mul", np.multiply, NUMERIC_DTYPES, "``x * y`` element-wise.",
-                       _tm("multiply"))
+add = _def_binary("add", "Add", None, NUMERIC_DTYPES | {dtypes.string},
+                  "``x + y`` element-wise, with broadcasting (strings concatenate).", _tm("add"),
+                  make_kernel=_blas.ufunc_kernel(np.add))
+subtract = _def_binary("subtract", "Sub", None, NUMERIC_DTYPES, "``x - y`` element-wise.", _tm("subtract"),
+                       make_kernel=_blas.ufunc_kernel(np.subtract))
+multiply = _def_binary("multiply", "Mul", None, NUMERIC_DTYPES, "``x * y`` element-wise.", _tm("multiply"),
+                       make_kernel=_blas.ufunc_kernel(np.multiply))
 realdiv = _def_binary("realdiv", "RealDiv", np.true_divide, _FC, "``x / y`` of floats.", ("realdiv",))
 floor_div = _def_binary("floor_div", "FloorDiv", None, REAL_DTYPES,
                         "``floor(x / y)``; integer division by zero is an InvalidArgumentError.", ("floor_div",),

@@ -16,7 +16,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, name_scope
-from dflow.ops import array_ops, math_ops, reduction_ops, select_ops
+from dflow.ops import _blas, array_ops, math_ops, reduction_ops, select_ops
 from dflow.ops._common import array_module, same_as_input
 from dflow.ops._nn_util import FLOATS, REALS, as_tensor, check_dtype, resolve_axis, with_rank_at_least
 from dflow.ops.constant_op import convert_to_tensor
@@ -36,7 +36,7 @@ def _unary(op_type: str, features, name, allowed, attrs=None) -> Tensor:
 
 
 def _relu(x):
-    return array_module(x).maximum(x, x.dtype.type(0))
+    return _blas.in_shares(array_module(x).maximum, x, x.dtype.type(0))
 
 
 def _relu6(x):
@@ -106,7 +106,18 @@ def _softsign_grad(g, x):
     return g / (d * d)
 
 
-register("ReluGrad", infer=_activation_grad_infer, kernel=lambda g, x: g * (x > 0))
+def _relu_grad(g, x):
+    if array_module(g, x) is not np or g.shape != x.shape:
+        return g * (x > 0)
+    return _blas.in_shares(_masked, g, x)
+
+
+def _masked(g, x, out=None):
+    """``g * (x > 0)``, into ``out``."""
+    return np.multiply(g, x > 0, out=out)
+
+
+register("ReluGrad", infer=_activation_grad_infer, kernel=_relu_grad)
 register("Relu6Grad", infer=_activation_grad_infer, kernel=lambda g, x: g * ((x > 0) & (x < 6)))
 register("EluGrad", infer=_activation_grad_infer, kernel=_elu_grad)
 register("SeluGrad", infer=_activation_grad_infer, kernel=_selu_grad)

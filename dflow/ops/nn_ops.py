@@ -25,7 +25,7 @@ from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.tensor_shape import TensorShape, as_shape, broadcast_shapes, dimension_value
-from dflow.ops import array_ops, linalg_ops, reduction_ops
+from dflow.ops import _blas, array_ops, linalg_ops, reduction_ops
 from dflow.ops._common import array_module
 from dflow.ops._nn_util import (
     INTS,
@@ -58,8 +58,8 @@ def _bias_add_infer(op):
 
 def _bias_add(value, bias, data_format):
     if data_format == "NCHW":
-        return value + bias.reshape((-1,) + (1,) * (value.ndim - 2))
-    return value + bias
+        bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
+    return _blas.in_shares(array_module(value).add, value, bias)
 
 
 register("BiasAdd", infer=_bias_add_infer, kernel=_bias_add)

@@ -282,3 +282,42 @@ def test_adam_xent_and_pooling_in_shares_equal_one_thread_exactly(monkeypatch):
             assert a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
     with pytest.raises(tf.errors.InvalidArgumentError):  # a wrong gradient shape is named for the whole batch
         pool_ops._max_pool_grad(x, got[2], np.ones((9, 4, 3, 2), np.float32), *args)
+
+
+@pytest.mark.parametrize("a_shape, b", [((40, 50), (50,)), ((40, 50), (40, 1)), ((40, 5, 10), (1, 5, 1)),
+                                        ((40, 50), "python int"), ((40, 50), "float64 scalar")])
+def test_element_wise_in_shares_equals_the_ufunc(shares, a_shape, b):
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=a_shape).astype(np.float32)
+    b = {"python int": 3, "float64 scalar": np.float64(0.5)}.get(b) if isinstance(b, str) else \
+        rng.normal(size=b).astype(np.float32)
+    for ufunc in (np.add, np.subtract, np.multiply, np.maximum):
+        want, got = ufunc(a, b), _blas.in_shares(ufunc, a, b)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        got = _blas.in_shares(ufunc, b, a)
+        assert np.array_equal(got, ufunc(b, a))
+    assert len(shares) == 8
+    # what does not go in shares: strings, small operands, a leading axis of one
+    assert _blas.in_shares(np.add, np.array(["a"] * 2000, object), "b")[0] == "ab"
+    assert _blas.in_shares(np.add, np.ones((1, 2000)), 1.0).shape == (1, 2000)
+    assert len(shares) == 8
+
+
+def test_bias_add_and_relu_and_its_gradient_in_shares_equal_one_thread(shares):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(16, 6, 5, 4)).astype(np.float32)
+    bias = rng.normal(size=4).astype(np.float32)
+    g = rng.normal(size=x.shape).astype(np.float32)
+    g[0, 0, 0, :2] = np.nan
+    with tf.Graph().as_default():
+        xt = tf.placeholder(tf.float32, [None, 6, 5, 4])
+        y = tf.nn.relu(tf.nn.bias_add(xt, bias))
+        yc = tf.nn.bias_add(tf.transpose(xt, [0, 3, 1, 2]), bias, data_format="NCHW")
+        dx, = tf.gradients(y, [xt], grad_ys=[tf.constant(g)])
+        with tf.Session() as sess:
+            got = sess.run([y, yc, dx], {xt: x})
+    assert len(shares) >= 4  # the bias adds, the relu and its gradient
+    want_y = np.maximum(x + bias, 0)
+    assert np.array_equal(got[0], want_y)
+    assert np.array_equal(got[1], np.transpose(x, [0, 3, 1, 2]) + bias.reshape(-1, 1, 1))
+    assert np.array_equal(got[2], g * (x + bias > 0), equal_nan=True)

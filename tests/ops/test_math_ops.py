@@ -565,11 +565,24 @@ def test_extra_exports():
     assert not hasattr(tf, "reduce_variance")
 
 
-@pytest.mark.parametrize("op_type, ufunc", [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply),
-                                            ("Exp", np.exp), ("Less", np.less), ("LogicalNot", np.logical_not)])
+@pytest.mark.parametrize("op_type, ufunc", [("Exp", np.exp), ("Less", np.less), ("LogicalNot", np.logical_not)])
 def test_attrless_ops_run_the_ufunc_itself(op_type, ufunc):
     # The run loop calls kernels directly: no Python wrapper between it and numpy.
     assert get_opdef(op_type).kernel is ufunc
+
+
+@pytest.mark.parametrize("op_type, ufunc", [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply)])
+def test_small_arithmetic_runs_the_ufunc_itself_and_large_goes_in_shares(op_type, ufunc):
+    from dflow.ops import _blas
+    from dflow.ops.registry import apply_op
+
+    small = apply_op(op_type, [c(np.ones((3, 4))), c(np.ones(4))], {}).outputs[0]
+    assert small.op._opdef.bind(small.op, None) is ufunc  # no Python wrapper between the run loop and numpy
+    big = apply_op(op_type, [c(np.ones((1024, 1024), np.float32)), c(np.float32(2))], {}).outputs[0]
+    unknown = apply_op(op_type, [tf.placeholder(tf.float32), c(np.float32(2))], {}).outputs[0]
+    for t in (big, unknown):
+        kernel = t.op._opdef.bind(t.op, None)
+        assert kernel.func is _blas.in_shares and kernel.args == (ufunc,)
 
 
 def test_dtype_dispatched_kernel_is_chosen_once_per_op():
