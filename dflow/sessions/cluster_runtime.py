@@ -395,8 +395,10 @@ class ClusterRuntime(ClusterDevices):
         segments = caller.segments if caller is not None else None
         stream = self._streams.get(prog.worker) if caller is not None else None
         lease = None
-        if segments is not None and max(size, self._reply_bytes.get(prog.key, 0)) >= transport.SHARED_BYTES:
-            lease = segments.lease(prog.worker, size, self._reply_bytes.get(prog.key, 0))
+        if segments is not None:
+            reply_size = self._reply_bytes.get(prog.key, 0)
+            if max(size, reply_size) >= transport.SHARED_BYTES:
+                lease = segments.lease(prog.worker, size, reply_size)
         spec = None if (prog.worker, prog.key) in self._specs_sent else prog.spec
         # Only the arguments in use travel: each costs on a small step's message.
         extra = {} if self._max_bytes == transport.DEFAULT_MAX_BYTES else {"max_bytes": self._max_bytes}
@@ -419,7 +421,7 @@ class ClusterRuntime(ClusterDevices):
                     # A port the network does not let through, say: Dask's comm for this worker from now
                     # on (a worker that is gone fails there too, and the liveness check says so).
                     self._streams[prog.worker] = stream = None
-                    if lease is None:
+                    if lease is None:  # values in shared memory travel alike either way
                         payload = transport.pack(values, size)
                     continue
                 except OSError as e:
@@ -430,7 +432,8 @@ class ClusterRuntime(ClusterDevices):
                     where = lease.reply if lease else None
                     out = transport.unpack(reply["out"], where)
                     again = transport.unpack(reply["then"], where) if "then" in reply else None
-                    self._reply_bytes[prog.key] = transport.nbytes(out) + transport.nbytes(again)
+                    if segments is not None:  # the next call's segments are sized from it
+                        self._reply_bytes[prog.key] = transport.nbytes(out) + transport.nbytes(again)
                     done = True
                     return out, again
                 if reply.get("no_shm"):  # the worker is on another host: the plain way from now on

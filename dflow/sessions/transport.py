@@ -219,15 +219,12 @@ class Writer:
     def __init__(self, segment: Segment):
         self.segment = segment
         self.at = _HEADER
-        self.wanted = 0  # bytes a write that did not fit needed (the session grows the segment)
 
     def write(self, obj):
-        buffers: list = []
-        main = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
-        views = [b.raw() for b in buffers]
-        need = sum(_aligned(v.nbytes) for v in views)
-        if self.at + need > self.segment.size:
-            self.wanted = self.at - _HEADER + need
+        """``{"shm": main pickle, "at": [(offset, size)]}``, or None when the buffers do not fit
+        (the session sizes the segment from the reply it then gets)."""
+        main, views = _out_of_band(obj)
+        if self.at + sum(_aligned(v.nbytes) for v in views) > self.segment.size:
             return None
         buf, at = self.segment.buf, []
         for v in views:
@@ -240,6 +237,13 @@ class Writer:
 
 def _aligned(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _out_of_band(obj) -> tuple:
+    """``obj``'s pickle (protocol 5) without its contiguous array buffers, and those buffers."""
+    buffers: list = []
+    main = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    return main, [b.raw() for b in buffers]
 
 
 # -- the session's side ----------------------------------------------------------------
@@ -255,14 +259,8 @@ class Lease:
 
     def ensure(self, request_bytes: int, reply_bytes: int) -> None:
         """Segments at least this big (a bigger one replaces a small one, under the same slot)."""
-        if self.request is None or self.request.size - _HEADER < request_bytes:
-            if self.request is not None:
-                self.request.close(unlink=True)
-            self.request = Segment.create(request_bytes + request_bytes // 4)
-        if self.reply is None or self.reply.size - _HEADER < reply_bytes:
-            if self.reply is not None:
-                self.reply.close(unlink=True)
-            self.reply = Segment.create(reply_bytes + reply_bytes // 4)
+        self.request = _at_least(self.request, request_bytes)
+        self.reply = _at_least(self.reply, reply_bytes)
 
     def describe(self) -> dict:
         """What the worker needs to find the segments."""
@@ -273,6 +271,15 @@ class Lease:
         for seg in (self.request, self.reply):
             if seg is not None:
                 seg.close(unlink=True)
+
+
+def _at_least(segment, n: int) -> Segment:
+    """``segment`` when it holds ``n`` bytes, else a new one with room to grow (the old one unlinked)."""
+    if segment is not None and segment.size - _HEADER >= n:
+        return segment
+    if segment is not None:
+        segment.close(unlink=True)
+    return Segment.create(n + n // 4)
 
 
 class ClientSegments:
@@ -379,9 +386,7 @@ _HEAD = struct.Struct("<II")
 
 
 def _frame(obj) -> list:
-    buffers: list = []
-    main = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
-    views = [b.raw() for b in buffers]
+    main, views = _out_of_band(obj)
     head = _HEAD.pack(len(main), len(views)) + struct.pack(f"<{len(views)}Q", *(v.nbytes for v in views))
     return [head, main, *views]
 
@@ -398,19 +403,14 @@ async def _read_frame(reader):
 
 
 async def serve_stream(handler, reader, writer) -> None:
-    """One session connection of a worker's direct stream: requests ``{"op": ..., **kwargs}`` one
-    after another, each answered with ``await handler(**kwargs)``."""
+    """One session connection of a worker's direct stream: requests (keyword arguments) one after
+    another, each answered with ``await handler(**request)``, until the session hangs up."""
     try:
         while True:
-            try:
-                request = await _read_frame(reader)
-            except (ConnectionError, OSError):
-                return
-            request.pop("op")
-            reply = await handler(**request)
+            reply = await handler(**await _read_frame(reader))
             writer.writelines(_frame(reply))
             await writer.drain()
-    except (ConnectionError, OSError):
+    except (ConnectionError, OSError):  # the session went away, or cut a request short: nothing runs
         return
     finally:
         writer.close()
@@ -465,7 +465,7 @@ class StreamPool:
             except OSError as e:  # nothing sent: the caller may go another way
                 raise StreamUnreachable(f"cannot reach the direct stream at {address}: {e}") from e
         try:
-            writer.writelines(_frame(dict(request, op="run")))
+            writer.writelines(_frame(request))
             await writer.drain()
             reply = await _read_frame(reader)
         except BaseException:

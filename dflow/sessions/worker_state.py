@@ -232,7 +232,7 @@ def _recorded(program, traced, ctx, feeds, upstream):
     return out
 
 
-def _read_ahead(then, graph_key, expected_incarnation, writer=None, max_bytes=None, stream=False):
+def _read_ahead(then, graph_key, expected_incarnation, writer, max_bytes: int, stream: bool):
     """The packed outputs of the read partition ``then = (key, spec or None)``, run right after
     the partition it follows (the session's next run may use them, see ``ClusterRuntime``);
     None when this worker does not know it or it fails (the next run then reads for itself)."""
@@ -243,7 +243,7 @@ def _read_ahead(then, graph_key, expected_incarnation, writer=None, max_bytes=No
             return None
         out = _recorded(program, False, None, {}, ())
         size = transport.nbytes(out)
-        if size > (transport.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes):
+        if size > max_bytes:
             return None
         return transport.pack(out, size, writer, stream)
     except Exception:  # noqa: BLE001 - an uninitialized variable, a reset: the next run's own read reports it

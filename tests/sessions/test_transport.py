@@ -7,6 +7,24 @@ from dflow.framework import errors
 from dflow.sessions import transport, worker_state
 
 
+@pytest.fixture
+def new_lease():
+    """Makes leases with segments of the given sizes; unlinks them (and drops a worker's
+    attachments of their slots) after the test."""
+    made = []
+
+    def make(slot, request_bytes=10, reply_bytes=10):
+        lease = transport.Lease(slot)
+        made.append(lease)
+        lease.ensure(request_bytes, reply_bytes)
+        return lease
+
+    yield make
+    for lease in made:
+        transport._ATTACHED.pop(lease.slot, None)
+        lease.close()
+
+
 def _values(n):
     rng = np.random.RandomState(0)
     return (None, {0: rng.rand(n).astype(np.float32), 1: np.arange(3)}, ((rng.rand(7, 5), None),))
@@ -28,100 +46,74 @@ def _equal(a, b):
         assert a == b
 
 
-def test_small_values_are_one_pickle_and_large_ones_go_to_the_segment():
+def test_small_values_are_one_pickle_and_large_ones_go_to_the_segment(new_lease):
     small = _values(10)
     packed = transport.pack(small)
     assert isinstance(packed, bytes)
     _equal(transport.unpack(packed), small)
 
     large = _values(100_000)
-    lease = transport.Lease("t-0")
-    try:
-        lease.ensure(transport.nbytes(large), 0)
-        packed = transport.pack(large, segment=lease.request.writer())
-        assert set(packed) == {"shm", "at"} and len(packed["shm"]) < 1000  # the arrays are out of band
-        got = transport.unpack(packed, lease.request)
-        _equal(got, large)
-        # the arrays own their memory: the segment's next use does not change them
-        lease.request.buf[transport._HEADER:transport._HEADER + 400] = bytes(400)
-        _equal(got, large)
-        assert got[1][0].flags.writeable and got[1][0].flags.aligned
-    finally:
-        lease.close()
+    lease = new_lease("t-0", transport.nbytes(large), 0)
+    packed = transport.pack(large, segment=lease.request.writer())
+    assert set(packed) == {"shm", "at"} and len(packed["shm"]) < 1000  # the arrays are out of band
+    got = transport.unpack(packed, lease.request)
+    _equal(got, large)
+    # the arrays own their memory: the segment's next use does not change them
+    lease.request.buf[transport._HEADER:transport._HEADER + 400] = bytes(400)
+    _equal(got, large)
+    assert got[1][0].flags.writeable and got[1][0].flags.aligned
 
 
-def test_a_segment_too_small_falls_back_to_frames_and_says_what_it_wanted():
-    lease = transport.Lease("t-1")
-    try:
-        lease.ensure(0, 0)
-        writer = lease.reply.writer()
-        big = [np.zeros(2 << 20, np.uint8)]
-        packed = transport.pack(big, segment=writer)
-        assert not isinstance(packed, (bytes, dict))  # Dask-serialized frames
-        assert writer.wanted >= big[0].nbytes
-        first = transport.pack([np.ones(100_000, np.float32)], segment=writer)  # what fits still goes in
-        _equal(transport.unpack(first, lease.reply), [np.ones(100_000, np.float32)])
-    finally:
-        lease.close()
+def test_a_segment_too_small_falls_back_to_frames(new_lease):
+    lease = new_lease("t-1", 0, 0)
+    writer = lease.reply.writer()
+    big = [np.zeros(2 << 20, np.uint8)]
+    packed = transport.pack(big, segment=writer)
+    assert not isinstance(packed, (bytes, dict))  # Dask-serialized frames
+    first = transport.pack([np.ones(100_000, np.float32)], segment=writer)  # what fits still goes in
+    _equal(transport.unpack(first, lease.reply), [np.ones(100_000, np.float32)])
 
 
-def test_a_worker_attaches_a_slot_once_and_follows_a_replaced_segment():
-    lease = transport.Lease("t-2")
-    try:
-        lease.ensure(1000, 1000)
-        req, rep = transport.attach(lease.describe())
-        assert (req.name, rep.name) == (lease.request.name, lease.reply.name)
-        assert transport.attach(lease.describe())[0] is req  # cached
-        lease.ensure(3 << 20, 1000)  # the session grew the request segment: a new one
-        req2, rep2 = transport.attach(lease.describe())
-        assert req2.name == lease.request.name != req.name and rep2 is rep
-        # the worker writes the reply, the session reads it
-        packed = transport.pack([np.full(50_000, 7.0)], segment=rep2.writer())
-        _equal(transport.unpack(packed, lease.reply), [np.full(50_000, 7.0)])
-    finally:
-        transport._ATTACHED.pop("t-2", None)
-        lease.close()
+def test_a_worker_attaches_a_slot_once_and_follows_a_replaced_segment(new_lease):
+    lease = new_lease("t-2", 1000, 1000)
+    req, rep = transport.attach(lease.describe())
+    assert (req.name, rep.name) == (lease.request.name, lease.reply.name)
+    assert transport.attach(lease.describe())[0] is req  # cached
+    lease.ensure(3 << 20, 1000)  # the session grew the request segment: a new one
+    req2, rep2 = transport.attach(lease.describe())
+    assert req2.name == lease.request.name != req.name and rep2 is rep
+    # the worker writes the reply, the session reads it
+    packed = transport.pack([np.full(50_000, 7.0)], segment=rep2.writer())
+    _equal(transport.unpack(packed, lease.reply), [np.full(50_000, 7.0)])
 
 
-def test_a_worker_lets_go_of_idle_slots_but_never_of_one_in_use(monkeypatch):
-    leases = [transport.Lease(f"t-idle-{i}") for i in range(3)]
-    try:
-        for lease in leases:
-            lease.ensure(10, 10)
-        busy = transport.attach(leases[0].describe())  # a call still running (a long dequeue)
-        transport.attach(leases[1].describe())
-        transport.release(leases[1].describe())
-        monkeypatch.setattr(transport, "_IDLE_S", 0.0)
-        transport.attach(leases[2].describe())  # the next attach sweeps
-        assert "t-idle-0" in transport._ATTACHED and "t-idle-1" not in transport._ATTACHED
-        assert bytes(busy[0].buf[:16]) == leases[0].request.token  # still mapped
-        transport.release(leases[0].describe())
-        transport.release(leases[2].describe())
-        monkeypatch.setattr(transport, "_MAX_ATTACHED", 0)
-        transport.attach(leases[1].describe())
-        transport.release(leases[1].describe())
-        transport.attach(leases[1].describe())  # every slot over the limit and not in use goes
-        assert set(transport._ATTACHED) == {"t-idle-1"}
-    finally:
-        for lease in leases:
-            transport._ATTACHED.pop(lease.slot, None)
-            lease.close()
+def test_a_worker_lets_go_of_idle_slots_but_never_of_one_in_use(monkeypatch, new_lease):
+    leases = [new_lease(f"t-idle-{i}") for i in range(3)]
+    busy = transport.attach(leases[0].describe())  # a call still running (a long dequeue)
+    transport.attach(leases[1].describe())
+    transport.release(leases[1].describe())
+    monkeypatch.setattr(transport, "_IDLE_S", 0.0)
+    transport.attach(leases[2].describe())  # the next attach sweeps
+    assert "t-idle-0" in transport._ATTACHED and "t-idle-1" not in transport._ATTACHED
+    assert bytes(busy[0].buf[:16]) == leases[0].request.token  # still mapped
+    transport.release(leases[0].describe())
+    transport.release(leases[2].describe())
+    monkeypatch.setattr(transport, "_MAX_ATTACHED", 0)
+    transport.attach(leases[1].describe())
+    transport.release(leases[1].describe())
+    transport.attach(leases[1].describe())  # every slot over the limit and not in use goes
+    assert set(transport._ATTACHED) == {"t-idle-1"}
 
 
-def test_a_segment_with_another_token_is_not_attached():
-    lease = transport.Lease("t-3")
-    try:
-        lease.ensure(10, 10)
-        described = lease.describe()
-        described["req"] = (described["req"][0], b"\0" * 16)
-        with pytest.raises(OSError, match="not the session's"):
-            transport.attach(described)
-        with pytest.raises(OSError):
-            transport.attach({"slot": "t-4", "req": ("dflow-no-such-segment", b"x" * 16), "rep": described["rep"]})
-        # the worker's handler answers so, and the session sends the values the plain way
-        assert worker_state._run_direct("k", "g", None, None, False, b"", shm=described) == {"no_shm": True}
-    finally:
-        lease.close()
+def test_a_segment_with_another_token_is_not_attached(new_lease):
+    described = new_lease("t-3").describe()
+    described["req"] = (described["req"][0], b"\0" * 16)
+    with pytest.raises(OSError, match="not the session's"):
+        transport.attach(described)
+    with pytest.raises(OSError):
+        transport.attach({"slot": "t-4", "req": ("dflow-no-such-segment", b"x" * 16), "rep": described["rep"]})
+    # the worker's handler answers so, and the session sends the values the plain way
+    assert worker_state._run_direct("k", "g", None, None, False, b"", shm=described) == {"no_shm": True}
 
 
 def test_client_segments_lease_per_call_and_unlink_what_they_drop():
