@@ -181,7 +181,7 @@ register("IsVariableInitialized", infer=lambda op: [(dtypes.bool, TensorShape([]
 
 def _initialized_value_kernel(op, resources):
     state = _state(op, op._attrs["var"], resources)
-    return lambda initial: state.value if state.initialized else initial
+    return lambda initial: state.read() if state.initialized else initial
 
 
 def _read_kernel(op, resources):

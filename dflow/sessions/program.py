@@ -74,6 +74,26 @@ def _bind(op, resources):
                       f"{type(e).__name__}: {e}. Was the graph imported from a damaged file?") from None
 
 
+def _dead_after(partition) -> list:
+    """Per op of ``partition``, the tensors that no later op reads and the partition does not
+    return: its program drops them right after that op. A run's peak memory is then what its
+    live values need, and a variable's value that no op still holds may be updated in place."""
+    keep = set(partition.outputs)
+    last: dict = {}
+    for i, op in enumerate(partition.ops):
+        for t in op._inputs:
+            last[t] = i
+        for t in op._outputs:
+            last.setdefault(t, i)  # an output nothing reads goes right after its op
+    for t in partition.inputs:
+        last.setdefault(t, -1)
+    dead: list = [[] for _ in partition.ops]
+    for t, i in last.items():
+        if i >= 0 and t not in keep:
+            dead[i].append(t)
+    return dead
+
+
 class PartitionProgram:
     """Runs the ops of one partition in order.
 
@@ -127,6 +147,7 @@ class PartitionProgram:
             v = names[t] = f"v{len(names)}"
             ref = f"feeds[{src[1]}]" if src[0] == "feed" else f"u{src[1]}[{src[2]}]"
             lines.append(f"    {v} = {'_cv(' + ref + ')' if self._convert else ref}")
+        dead = _dead_after(p)
         for i, op in enumerate(p.ops):
             namespace[f"k{i}"] = self._kernels[i]
             args = ", ".join(names[t] for t in op._inputs)
@@ -150,6 +171,9 @@ class PartitionProgram:
                 stmt = call
             if traced:
                 stmt = f"_t = _now(); {stmt}; _stats.append(({i}, _t, _now()))"
+            gone = [names[t] for t in dead[i] if names.get(t, "_") != "_"]
+            if gone:  # values no later op reads are let go (in-place updates need them gone: see resources)
+                stmt += f"; del {', '.join(gone)}"
             lines.append(f"    {stmt}")
             line_ops[len(lines)] = op
         ret = ", ".join(names[t] for t in p.outputs)

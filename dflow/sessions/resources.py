@@ -15,6 +15,7 @@ On a cluster target the same interface is served by Dask actors.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
 
@@ -24,10 +25,16 @@ from dflow.framework import errors
 
 
 class VariableState:
-    """One variable's value. Updates replace the array (never write in place),
-    so values already returned to callers never change under them."""
+    """One variable's value. Values already returned to callers never change under them:
+    updates replace the array, except that a training op may write into it when nothing but
+    this state holds it (``sole_owner``), as TF1's kernels update in place.
 
-    __slots__ = ("name", "value", "lock", "spec", "updates", "updated", "device")
+    The in-place protocol: the writer, holding ``lock``, sets ``writing`` before it checks
+    ``sole_owner`` and clears it when done; a reader takes its reference first and then looks
+    at ``writing``. A reader whose reference the writer could have missed therefore sees the
+    flag, and reads again under the lock, after the write."""
+
+    __slots__ = ("name", "value", "lock", "spec", "updates", "updated", "device", "writing")
 
     def __init__(self, name: str):
         self.name = name
@@ -37,9 +44,13 @@ class VariableState:
         self.updates = 0  # assignments and updates so far, and when the last one was (time.time): the dashboard's
         self.updated = None
         self.device = None  # the device of the first partition that bound it (see SessionResources.binding)
+        self.writing = False
 
     def read(self):
         v = self.value
+        if self.writing:  # an update may be writing into v: wait for it, and take what it wrote
+            with self.lock:
+                v = self.value
         if v is None:
             raise errors.FailedPreconditionError(
                 None, None, f"Attempting to use uninitialized value {self.name}. Run its initializer first "
@@ -66,22 +77,84 @@ class VariableState:
         without a copy."""
         with self.lock:
             value = self.value
-            new = fn(value if value is not None else self.read())
-            if type(new) is np.ndarray:
-                new.flags.writeable = False
-            elif isinstance(new, np.ndarray):
-                new.flags.writeable = False
-            elif isinstance(new, np.generic):
-                new = np.asarray(new)
-                new.flags.writeable = False
-            self.value = new
-            self.updates += 1
-            self.updated = _clock()
+            return self.replace(fn(value if value is not None else self.read()))
+
+    def replace(self, new):
+        """Makes the fresh array ``new`` the value, frozen without a copy (hold ``lock``)."""
+        if type(new) is np.ndarray:
+            new.flags.writeable = False
+        elif isinstance(new, np.ndarray):
+            new.flags.writeable = False
+        elif isinstance(new, np.generic):
+            new = np.asarray(new)
+            new.flags.writeable = False
+        self.value = new
+        self.updates += 1
+        self.updated = _clock()
         return new
+
+    def _refs(self) -> int:
+        return sys.getrefcount(self.value)
+
+    def sole_owner(self) -> bool:
+        """Whether the value is a numpy array that owns its memory and that nothing but this
+        state refers to: no caller, run, view or buffer can see a write into it. Call holding
+        ``lock``, with ``writing`` set."""
+        return self._refs() <= _SOLE_REFS and type(self.value) is np.ndarray and self.value.base is None
 
     @property
     def initialized(self) -> bool:
         return self.value is not None
+
+
+IN_PLACE_ELEMENTS = 1 << 16  # updates of smaller values replace them: allocation is cheap there
+
+
+def update_in_place(states: list, write):
+    """Holding each state's lock in order, calls ``write(*values)`` to update the values in place
+    when every state is the sole owner of a numpy value of ``IN_PLACE_ELEMENTS`` or more;
+    returns the first value, or None (nothing written) when any is shared or small.
+
+    ``write`` checks its arguments before it writes; an error it raises leaves the values as
+    they were."""
+    first = states[0].value
+    if type(first) is not np.ndarray or first.size < IN_PLACE_ELEMENTS:
+        return None
+    del first
+    locked = []
+    try:
+        for s in states:
+            s.lock.acquire()
+            locked.append(s)
+            s.writing = True
+        if not all(s.sole_owner() for s in states):
+            return None
+        values = [s.value for s in states]
+        for v in values:
+            v.flags.writeable = True
+        try:
+            write(*values)
+        finally:
+            for v in values:
+                v.flags.writeable = False
+        now = _clock()
+        for s in states:
+            s.updates += 1
+            s.updated = now
+        return values[0]
+    finally:
+        for s in reversed(locked):
+            s.writing = False
+            s.lock.release()
+
+
+def _sole_refs() -> int:
+    probe = VariableState("probe")
+    probe.value = np.empty(1)
+    return probe._refs()
+
+
+_SOLE_REFS = _sole_refs()  # what _refs counts when only the state holds its value
 
 
 _clock = time.time

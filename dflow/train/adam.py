@@ -14,49 +14,69 @@ from dflow.train.optimizer import Optimizer, cast_to
 from dflow.train.training_ops import apply_training_op, register_apply_op
 
 
+def _alpha(xp, lr, beta1_power, beta2_power):
+    return lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power)
+
+
 def _apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
+    """The new ``var``, ``m`` and ``v``, fresh arrays: copies, updated by ``_adam_step``."""
     xp = array_module(var)
-    alpha = lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power)
-    # TF1's arithmetic in its order (m += (grad - m) * (1 - beta1), and so on), in place on the
-    # three new arrays, block by block so that each step's operands stay in cache: the update of
-    # a large layer is otherwise a dozen passes through memory.
+    alpha = _alpha(xp, lr, beta1_power, beta2_power)
     if xp is not np:
-        return _adam_update(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov)
+        new = (var.copy(), m.copy(), v.copy())
+        _adam_step(*new, alpha, beta1, beta2, epsilon, grad, use_nesterov)
+        return new
     outs = [np.empty(var.shape, var.dtype) for _ in range(3)]
     flat = [a.reshape(-1) for a in (var, m, v, grad, *outs)]
 
-    def block(span):
-        var_, m_, v_, grad_, new_var, new_m, new_v = (a[span] for a in flat)
-        _adam_update(var_, m_, v_, alpha, beta1, beta2, epsilon, grad_, use_nesterov, (new_var, new_m, new_v))
+    def block(span):  # copied a block at a time, while it is in cache
+        var_, m_, v_, grad_, *new = (a[span] for a in flat)
+        for target, source in zip(new, (var_, m_, v_)):
+            np.copyto(target, source)
+        _adam_step(*new, alpha, beta1, beta2, epsilon, grad_, use_nesterov)
 
     over_elements(var.size, block)
     return tuple(outs)
 
 
-def _adam_update(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov, out=None):
+def _apply_adam_in_place(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
+    """``_apply_adam`` written into ``var``, ``m`` and ``v`` (the same values, bit for bit)."""
+    alpha = _alpha(np, lr, beta1_power, beta2_power)
+    flat = [a.reshape(-1) for a in (var, m, v, grad)]
+
+    def block(span):
+        var_, m_, v_, grad_ = (a[span] for a in flat)
+        _adam_step(var_, m_, v_, alpha, beta1, beta2, epsilon, grad_, use_nesterov)
+
+    over_elements(var.size, block)
+
+
+def _adam_step(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov):
+    """TF1's arithmetic in its order (``m += (grad - m) * (1 - beta1)``, and so on), in place.
+    Run block by block, each step's operands stay in cache: the update of a large layer is
+    otherwise a dozen passes through memory."""
     xp = array_module(var)
-    new_var, new_m, new_v = out if out is not None else (None, None, None)
-    new_m = xp.subtract(grad, m, out=new_m)
-    new_m *= 1 - beta1
-    new_m += m
-    new_v = xp.square(grad, out=new_v)
-    new_v -= v
-    new_v *= 1 - beta2
-    new_v += v
+    t = xp.subtract(grad, m)
+    t *= 1 - beta1
+    m += t
+    xp.square(grad, out=t)
+    t -= v
+    t *= 1 - beta2
+    v += t
     if use_nesterov:
         step = grad * (1 - beta1)
-        step += beta1 * new_m
+        step += beta1 * m
         step *= alpha
     else:
-        step = new_m * alpha
-    denom = xp.sqrt(new_v, out=new_var)
-    denom += epsilon
-    step /= denom
-    return xp.subtract(var, step, out=denom), new_m, new_v
+        step = xp.multiply(m, alpha)
+    xp.sqrt(v, out=t)
+    t += epsilon
+    step /= t
+    var -= step
 
 
 register_apply_op("ApplyAdam", ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"),
-                  ("m", "v"), _apply_adam)
+                  ("m", "v"), _apply_adam, in_place=_apply_adam_in_place)
 
 
 @tf_export("train.AdamOptimizer")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dflow._api import tf_export
+from dflow.ops._blas import over_elements
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.variables import scatter_sub
 from dflow.train.optimizer import Optimizer, cast_to
@@ -14,7 +15,17 @@ def _apply_gradient_descent(var, alpha, delta):
     return (var - delta * alpha,)
 
 
-register_apply_op("ApplyGradientDescent", ("alpha", "delta"), (), _apply_gradient_descent, grad="delta")
+def _apply_gradient_descent_in_place(var, alpha, delta):
+    flat_var, flat_delta = var.reshape(-1), delta.reshape(-1)
+
+    def block(span):
+        flat_var[span] -= flat_delta[span] * alpha
+
+    over_elements(var.size, block)
+
+
+register_apply_op("ApplyGradientDescent", ("alpha", "delta"), (), _apply_gradient_descent, grad="delta",
+                  in_place=_apply_gradient_descent_in_place)
 
 
 @tf_export("train.GradientDescentOptimizer")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dflow._api import tf_export
+from dflow.ops._blas import over_elements
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.train.optimizer import Optimizer, cast_to
 from dflow.train.training_ops import apply_training_op, register_apply_op
@@ -15,7 +16,25 @@ def _apply_momentum(var, accum, lr, grad, momentum, use_nesterov):
     return var - accum * lr, accum
 
 
-register_apply_op("ApplyMomentum", ("lr", "grad", "momentum"), ("accum",), _apply_momentum)
+def _apply_momentum_in_place(var, accum, lr, grad, momentum, use_nesterov):
+    flat = [a.reshape(-1) for a in (var, accum, grad)]
+
+    def block(span):
+        var_, accum_, grad_ = (a[span] for a in flat)
+        accum_ *= momentum
+        accum_ += grad_
+        if use_nesterov:
+            step = grad_ * lr
+            step += accum_ * momentum * lr
+        else:
+            step = accum_ * lr
+        var_ -= step
+
+    over_elements(var.size, block)
+
+
+register_apply_op("ApplyMomentum", ("lr", "grad", "momentum"), ("accum",), _apply_momentum,
+                  in_place=_apply_momentum_in_place)
 
 
 @tf_export("train.MomentumOptimizer")

@@ -36,13 +36,19 @@ from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.index_args import host
 from dflow.ops.registry import apply_op, not_differentiable, register
 from dflow.ops.variables import _state
+from dflow.sessions.resources import update_in_place
 
 
-def register_apply_op(op_type: str, inputs: tuple, slots: tuple, update: Callable, grad: str = "grad") -> None:
+def register_apply_op(op_type: str, inputs: tuple, slots: tuple, update: Callable, grad: str = "grad",
+                      in_place: Callable | None = None) -> None:
     """Registers ``op_type``: ``update(var, *slot_values, *inputs, **attrs) -> (var, *slots)``.
 
     ``inputs`` names the op's inputs in order (TF1's names); ``grad`` is the
     one with the variable's shape, every other input is a scalar.
+
+    ``in_place(var, *slot_values, *inputs, **attrs)``, where given, writes the same new values
+    into the arrays it is given, bit for bit: the kernel uses it for large float variables
+    that nothing else holds (``resources.update_in_place``), as TF1 updates in place.
     """
     grad_index = inputs.index(grad)
     scalar_positions = tuple(i for i in range(len(inputs)) if i != grad_index)
@@ -68,7 +74,7 @@ def register_apply_op(op_type: str, inputs: tuple, slots: tuple, update: Callabl
         attrs = {k: v for k, v in op._attrs.items() if k not in ("var", "slots")}
         names = [v.name for v in (op._attrs["var"], *op._attrs["slots"])]
 
-        def compute(values, args):
+        def check(values, args):
             # A training-step hot path: checks are plain attribute compares.
             shape = values[0].shape
             for k in range(1, len(values)):
@@ -84,9 +90,18 @@ def register_apply_op(op_type: str, inputs: tuple, slots: tuple, update: Callabl
                 if np.ndim(args[i]) != 0:
                     raise errors.InvalidArgumentError(
                         None, None, f"{inputs[i]} is not a scalar: {list(np.shape(args[i]))}")
+
+        def compute(values, args):
+            check(values, args)
             return update(*values, *args, **attrs) if attrs else update(*values, *args)
 
-        return _bind_states(op, resources, compute)
+        def write(values, args):
+            check(values, args)
+            in_place(*values, *args, **attrs)
+
+        float_var = op._attrs["var"]._attrs["dtype"].is_floating
+        return _bind_states(op, resources, compute, write if in_place is not None and float_var else None,
+                            grad_index)
 
     register(op_type, infer=infer, make_kernel=make_kernel, stateful=True)
     not_differentiable(op_type)
@@ -95,13 +110,31 @@ def register_apply_op(op_type: str, inputs: tuple, slots: tuple, update: Callabl
         _register_sparse_twin(op_type, grad_index, update)
 
 
-def _bind_states(op, resources, compute: Callable) -> Callable:
-    """The kernel of an apply op: ``compute(values, args)`` under the variable's and slots' locks."""
+def _bind_states(op, resources, compute: Callable, write: Callable | None = None, grad_index: int = 0) -> Callable:
+    """The kernel of an apply op: ``compute(values, args)`` under the variable's and slots' locks;
+    with ``write``, ``write(values, args)`` in place instead where ``update_in_place`` can."""
     states = [_state(op, v, resources) for v in (op._attrs["var"], *op._attrs["slots"])]
     if len(states) == 1:
         (state,) = states
-        return lambda *args: state.update(lambda value: compute((value,), args)[0])
-    return lambda *args: update_together(states, lambda *values: compute(values, args))
+
+        def fresh(*args):
+            return state.update(lambda value: compute((value,), args)[0])
+    else:
+        def fresh(*args):
+            return update_together(states, lambda *values: compute(values, args))
+
+    if write is None:
+        return fresh
+
+    def kernel(*args):
+        grad = args[grad_index]
+        if type(grad) is np.ndarray and grad.dtype == getattr(states[0].value, "dtype", None):
+            new = update_in_place(states, lambda *values: write(values, args))
+            if new is not None:
+                return new
+        return fresh(*args)
+
+    return kernel
 
 
 # -- sparse twins: TF1's SparseApply* ops update only the rows a sparse gradient touches ----------------
@@ -191,24 +224,24 @@ def sparse_rows(grad):
 def update_together(states: list, compute: Callable):
     """Atomically replaces the values of ``states`` with ``compute(*values)``.
 
-    Holds each state's lock, in order, while all new values are computed
-    (nested ``VariableState.update`` calls); returns the first new value.
+    Holds each state's lock, in order, while all new values are computed, and
+    commits them only once all are; returns the first new value. (No closures
+    over the values: a reference cycle would keep them alive until the garbage
+    collector ran, and an update in place would then never find them free.)
     """
-    values: list = []
-    new: list = []
-
-    def step(i):
-        def fn(value):
-            values.append(value)
-            if i + 1 < len(states):
-                states[i + 1].update(step(i + 1))
-            else:
-                new.extend(compute(*values))
-            return new[i]
-
-        return fn
-
-    return states[0].update(step(0))
+    locked = []
+    try:
+        for s in states:
+            s.lock.acquire()
+            locked.append(s)
+        new = compute(*[s.value if s.value is not None else s.read() for s in states])
+        first = states[0].replace(new[0])
+        for s, value in zip(states[1:], new[1:]):
+            s.replace(value)
+        return first
+    finally:
+        for s in reversed(locked):
+            s.lock.release()
 
 
 def apply_training_op(op_type: str, var, slots: list, inputs: list, attrs: dict | None = None) -> Tensor:
