@@ -41,6 +41,13 @@ try:
     pt.set_compute_threads(0)
 except ValueError as e:
     out["error"] = str(e)
+import resource
+import numpy as np
+np.ones(6 << 20, np.float32)  # 24 MiB: from the heap (under the mmap threshold), then freed
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(5):
+    np.ones(6 << 20, np.float32)
+out["faults"] = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 print(json.dumps(out))
 """
 
@@ -63,6 +70,14 @@ def test_a_session_sizes_the_blas_pool_from_intra_op_threads_and_gives_it_back_o
     assert "intra_op_parallelism_threads must be positive" in out["error"]
     # the user's own MALLOC_TOP_PAD_ wins over dflow's
     assert _probe({"MALLOC_TOP_PAD_": "131072"})["tuned"] is False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_memory_a_step_frees_stays_for_the_next_step_unless_the_user_says_otherwise():
+    # Five allocations of 24 MiB, each freed: with dflow's trim threshold the pages stay
+    # mapped; with glibc's (the user's MALLOC_TRIM_THRESHOLD_ wins) each one faults anew.
+    assert _probe({})["faults"] < 100
+    assert _probe({"MALLOC_TRIM_THRESHOLD_": "131072"})["faults"] > 1000
 
 
 _PRELOAD_PROBE = """
