@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.composite import IndexedSlices
 from dflow.framework.graph import Tensor, colocate_with, name_scope
 from dflow.ops import array_ops, creation_ops, math_ops, nn_losses, reduction_ops, select_ops, shape_ops
 from dflow.ops.constant_op import constant, convert_to_tensor
@@ -24,7 +25,7 @@ from dflow.ops.control_flow_ops import identity
 def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
     """``t * clip_norm / max(l2norm(t), clip_norm)``, the L2 norm taken over ``axes`` (default: all)."""
     with name_scope(name, "clip_by_norm", [t, clip_norm]) as name:
-        values = convert_to_tensor(t, name="t")
+        values = convert_to_tensor(_values(t), name="t")
         l2sum = reduction_ops.reduce_sum(values * values, axes, keepdims=True)
         pred = l2sum > 0
         # Two where()s keep the gradient of sqrt at 0 from being NaN (TF1).
@@ -32,7 +33,18 @@ def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
         l2norm = select_ops.where(pred, math_ops.sqrt(l2sum_safe), l2sum)
         intermediate = values * clip_norm
         values.shape.assert_is_compatible_with(intermediate.shape)
-        return identity(intermediate / math_ops.maximum(l2norm, clip_norm), name=name)
+        return _like(t, identity(intermediate / math_ops.maximum(l2norm, clip_norm), name=name))
+
+
+def _values(t):
+    """What TF1's clipping functions read of ``t``: an ``IndexedSlices``' values as they are
+    (repeated indices not summed, as TF1 does), else ``t``."""
+    return t.values if isinstance(t, IndexedSlices) else t
+
+
+def _like(t, values):
+    """``values`` (computed from ``_values(t)``) as ``t``'s kind: ``IndexedSlices`` over ``t``'s rows."""
+    return IndexedSlices(values, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else values
 
 
 def _check_list(t_list) -> list:
@@ -46,7 +58,8 @@ def global_norm(t_list, name=None) -> Tensor:
     """``sqrt(sum(l2norm(t) ** 2 for t in t_list))``; None entries are ignored."""
     t_list = _check_list(t_list)
     with name_scope(name, "global_norm", [t for t in t_list if t is not None]) as name:
-        values = [convert_to_tensor(t, name=f"t_{i}") if t is not None else None for i, t in enumerate(t_list)]
+        values = [convert_to_tensor(_values(t), name=f"t_{i}") if t is not None else None
+                  for i, t in enumerate(t_list)]
         half_squared_norms = []
         for v in values:
             if v is not None:
@@ -58,7 +71,8 @@ def global_norm(t_list, name=None) -> Tensor:
 
 @tf_export("clip_by_global_norm")
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple:
-    """Scales every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``.
+    """Scales every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``
+    (an ``IndexedSlices`` stays one: its values are scaled).
 
     Returns ``(list_clipped, global_norm)``; None entries stay None. An
     infinite norm makes every value NaN, as in TF1.
@@ -70,14 +84,15 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple:
         scale_for_finite = clip_norm * math_ops.minimum(1.0 / use_norm,
                                                         constant(1.0, dtype=use_norm.dtype) / clip_norm)
         scale = scale_for_finite + (use_norm - use_norm)  # NaN where the norm is not finite
-        values = [convert_to_tensor(t, name=f"t_{i}") if t is not None else None for i, t in enumerate(t_list)]
+        values = [convert_to_tensor(_values(t), name=f"t_{i}") if t is not None else None
+                  for i, t in enumerate(t_list)]
         clipped = []
-        for i, v in enumerate(values):
+        for i, (t, v) in enumerate(zip(t_list, values)):
             if v is None:
                 clipped.append(None)
                 continue
             with colocate_with(v):
-                clipped.append(identity(v * math_ops.cast(scale, v.dtype), name=f"{name}_{i}"))
+                clipped.append(_like(t, identity(v * math_ops.cast(scale, v.dtype), name=f"{name}_{i}")))
         return clipped, use_norm
 
 

@@ -84,3 +84,36 @@ def test_clip_by_norm_keeps_float64_and_shape():
     assert out.dtype == tf.float64 and out.shape.as_list() == [None, 2]
     with tf.Session() as s:
         np.testing.assert_allclose(s.run(out, {t: [[3.0, 4.0], [0.3, 0.4]]}), [[0.6, 0.8], [0.3, 0.4]])
+
+
+def test_indexed_slices_stay_sliced_and_repeated_rows_count_once_each_as_in_tf1():
+    """An embedding's gradient (rows 1, 3, 1, 1) through TF1's clipping functions: each keeps
+    the IndexedSlices and reads its values as they are, repeated rows not summed first; the
+    optimizer then applies them sparsely. Figures from TF 2.15 compat.v1."""
+    emb = tf.Variable(np.arange(12, dtype=np.float32).reshape(6, 2) / 10)
+    w = tf.Variable(np.array([[1.0, -2.0]], np.float32))
+    e = tf.nn.embedding_lookup(emb, tf.constant([1, 3, 1, 1]))
+    loss = tf.reduce_sum(tf.matmul(e, tf.transpose(w)) ** 2)
+    g_emb, g_w = tf.gradients(loss, [emb, w])
+    norm = tf.global_norm([g_emb, g_w])
+    clipped, _ = tf.clip_by_global_norm([g_emb, g_w], 1.5)
+    by_norm = tf.clip_by_norm(g_emb, 0.5)
+    by_value = tf.clip_by_value(g_emb, -0.5, 0.5)
+    for t in (clipped[0], by_norm, by_value):
+        assert isinstance(t, tf.IndexedSlices) and t.indices is g_emb.indices
+    train = tf.train.GradientDescentOptimizer(0.1).apply_gradients(zip(clipped, [emb, w]))
+    row = np.array([-1.0, 2.0], np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_norm, got_clipped, got_by_norm, got_by_value = sess.run(
+            [norm, clipped[0].values, by_norm.values, by_value.values])
+        np.testing.assert_allclose(got_norm, 5.2781816, rtol=1e-6)  # summing repeated rows first: 6.86
+        np.testing.assert_allclose(got_clipped, [0.22735104 * row, 0.45470202 * row, 0.22735104 * row,
+                                                 0.22735104 * row], rtol=1e-6)
+        np.testing.assert_allclose(got_by_norm, [0.08451543 * row, 0.16903085 * row, 0.08451543 * row,
+                                                 0.08451543 * row], rtol=1e-6)
+        np.testing.assert_array_equal(got_by_value, [[-0.5, 0.5]] * 4)
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(emb), [[0.0, 0.1], [0.2682053, 0.16358939], [0.4, 0.5],
+                                                   [0.6454702, 0.6090596], [0.8, 0.9], [1.0, 1.1]], rtol=1e-6)
+        np.testing.assert_allclose(sess.run(w), [[1.0409232, -1.9477093]], rtol=1e-6)
