@@ -35,6 +35,7 @@ from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.ops import registry as _registry
 from dflow.ops.constant_op import convert_to_tensor, register_tensor_conversion_function
 from dflow.ops.registry import apply_op, gradient, not_differentiable, register
+from dflow.sessions.resources import update_in_place
 
 
 def _key(op: Operation) -> tuple:
@@ -139,17 +140,22 @@ def _scatter(fn):
         state = _state(op, op._attrs["var"], resources)
 
         def kernel(indices, updates):
-            def apply(value):
+            def write(value):
                 n = value.shape[0]
                 if indices.size and (indices.min() < 0 or indices.max() >= n):
                     bad = indices[(indices < 0) | (indices >= n)].ravel()[0]
                     raise errors.InvalidArgumentError(
                         None, None, f"indices[...] = {bad} is not in [0, {n}) (variable {state.name})")
+                fn(value, indices, updates)
+
+            def apply(value):
                 new = value.copy()
-                fn(new, indices, updates)
+                write(new)
                 return new
 
-            return state.update(apply)
+            # In place when nothing else holds the value (an embedding's sparse update, as TF1's).
+            new = update_in_place([state], write)
+            return new if new is not None else state.update(apply)
 
         return kernel
 

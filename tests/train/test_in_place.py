@@ -133,3 +133,28 @@ def test_a_failing_in_place_update_changes_nothing():
             np.testing.assert_array_equal(sess.run(v), 1.0)
             sess.run(train, {g: np.ones(IN_PLACE_ELEMENTS, np.float32)})
             assert sess.run(v)[0] < 1.0
+
+
+def test_an_embeddings_sparse_update_writes_only_its_rows_in_place():
+    rows = IN_PLACE_ELEMENTS // 16
+    with tf.Graph().as_default():
+        emb = tf.Variable(np.ones((rows, 16), np.float32), name="w")
+        ids = tf.constant([3, 7, 3])
+        loss = tf.reduce_sum(tf.nn.embedding_lookup(emb, ids))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)  # ScatterSub of the rows
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)  # replaces the initial value, which the graph's constant holds
+            state = _state(sess, "w")
+            before, held = _address(state), state.value
+            sess.run(train)  # held: a new array
+            assert _address(state) != before and held[3, 0] == 0.0
+            del held
+            before = _address(state)
+            sess.run(train)  # in place
+            assert _address(state) == before
+            got = sess.run(emb)
+    want = np.ones((rows, 16), np.float32)
+    want[3] -= 3 * 2 * 0.5  # row 3 is looked up twice a step: its two rows of gradient both apply
+    want[7] -= 3 * 0.5
+    np.testing.assert_array_equal(got, want)
