@@ -224,11 +224,19 @@ _unary_gradient("Atanh", lambda x, y, g: g * reciprocal(_one_minus_square(_conj(
 def _sigmoid(x):
     if x.dtype.kind == "c":
         return np.reciprocal(np.add(1, np.exp(np.negative(x))))
-    # With e = exp(-|x|) <= 1: 1/(1+e) for x >= 0 and e/(1+e) for x < 0, which neither overflows nor
-    # loses relative precision for x << 0; three times faster than logaddexp (LSTMs call it most).
-    e = np.exp(np.negative(np.abs(x)))
-    r = np.reciprocal(1 + e)
-    return array_module(x).where(x >= 0, r, e * r)
+    # exp(min(x, 0)) / (1 + exp(-|x|)): 1/(1+e) for x >= 0 and e/(1+e) for x < 0 (e = exp(-|x|) <= 1),
+    # which neither overflows nor loses relative precision for x << 0. Six calls on two arrays, no
+    # where(): 2 - 3.5 times faster than a where() of the two cases (LSTMs call it most).
+    xp = array_module(x)
+    num = xp.minimum(x, 0)
+    den = xp.copysign(x, -1.0)
+    if isinstance(num, np.generic):  # a 0-d input, for which numpy returns scalars
+        return (xp.exp(num) / (xp.exp(den) + 1)).astype(x.dtype)
+    xp.exp(num, out=num)
+    xp.exp(den, out=den)
+    den += 1
+    num /= den
+    return num
 
 
 tanh = _def_unary("tanh", "Tanh", np.tanh, _FC, "Hyperbolic tangent element-wise.", (*_tm("tanh"), "nn.tanh"))

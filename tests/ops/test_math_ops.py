@@ -601,3 +601,19 @@ def test_constant_axis_folds_into_static_shape():
 def test_int_mean_of_large_values_does_not_overflow():
     big = np.int32([2**31 - 1, 2**31 - 1])
     assert harness.run(tf.reduce_mean(c(big))) == 2**31 - 1
+
+
+def test_sigmoid_keeps_relative_precision_far_out_and_takes_scalars():
+    x = np.array([-100.0, -90.0, -50.0, -20.0, -1.0, 0.0, 1.0, 20.0, 100.0, np.inf, -np.inf, np.nan], np.float32)
+    with tf.Session() as sess:
+        got, scalar, half, double = sess.run([tf.sigmoid(x), tf.sigmoid(tf.reduce_sum(tf.constant([1.0, -2.0]))),
+                                              tf.sigmoid(tf.constant([-1e4, 1e4, -10.0], tf.float16)),
+                                              tf.sigmoid(tf.constant(-3.0, tf.float64))])
+    want = 1 / (1 + np.exp(-x.astype(np.float64)))
+    np.testing.assert_allclose(got[2:-1], want[2:-1], rtol=2e-7)
+    np.testing.assert_allclose(got[:2], want[:2], rtol=0.02)  # float32 subnormals, not flushed to 0
+    assert np.isnan(got[-1])
+    assert got.dtype == np.float32 and np.asarray(scalar).dtype == np.float32
+    np.testing.assert_allclose(scalar, 1 / (1 + np.exp(1.0)), rtol=1e-6)
+    np.testing.assert_allclose(half.astype(np.float32), [0.0, 1.0, 4.54e-05], rtol=1e-3)
+    np.testing.assert_allclose(double, 1 / (1 + np.exp(3.0)), rtol=1e-15)
