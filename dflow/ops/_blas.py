@@ -267,6 +267,27 @@ def ufunc_kernel(ufunc):
     return make_kernel
 
 
+SUM_BY_PRODUCT = 1 << 16  # leading-axis sums of at least this many elements go through BLAS
+
+
+def sum_leading_axes(a, k: int):
+    """``a.sum(axis=tuple(range(k)))`` as one product ``ones @ a`` (rows by columns), for a
+    contiguous float32 or float64 numpy array of ``SUM_BY_PRODUCT`` elements or more; else None.
+
+    numpy sums along a leading axis one row after another, 32 or 64 columns a call: a BiasAdd
+    gradient of 64 x 28 x 28 x 32 took 1.5 ms, the product 0.3 ms, and BLAS's blocked sums
+    are the more accurate (3e-4 against 5e-3 off the float64 sum, on 50 176 rows)."""
+    if (type(a) is not np.ndarray or a.dtype not in _SUMMABLE or a.size < SUM_BY_PRODUCT or not 0 < k < a.ndim
+            or not a.flags.c_contiguous):
+        return None
+    rows = int(np.prod(a.shape[:k]))
+    table = a.reshape(rows, -1)
+    return (np.ones((1, rows), a.dtype) @ table).reshape(a.shape[k:])
+
+
+_SUMMABLE = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _helpers(n: int):
     global _pool, _pool_size
     with _lock:

@@ -73,6 +73,10 @@ def _bias_add_grad_infer(op):
 
 def _bias_add_grad(out_backprop, data_format):
     channel = 1 if data_format == "NCHW" else out_backprop.ndim - 1
+    if channel == out_backprop.ndim - 1:
+        by_product = _blas.sum_leading_axes(out_backprop, channel)
+        if by_product is not None:
+            return by_product
     return out_backprop.sum(axis=tuple(a for a in range(out_backprop.ndim) if a != channel))
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.tensor_shape import TensorShape
+from dflow.ops import _blas
 from dflow.ops._common import array_module
 from dflow.ops._common import invalid_argument as _invalid
 from dflow.ops.constant_op import convert_to_tensor
@@ -372,6 +373,10 @@ def _sum_to_shape_kernel(input, shape):  # noqa: A002 - TF1 argument name
             raise _invalid(f"Cannot sum a tensor of shape {dims_str(input.shape)} to shape {dims_str(shape)}")
     if not axes:
         return input
+    if axes == list(range(len(axes))):  # a bias's gradient: the leading axes
+        by_product = _blas.sum_leading_axes(input, len(axes))
+        if by_product is not None:
+            return by_product.reshape((1,) * (len(axes) - lead) + by_product.shape)
     out = input.sum(axis=tuple(axes), dtype=input.dtype, keepdims=True)
     return out.reshape(out.shape[lead:])
 

@@ -250,6 +250,7 @@ def test_over_elements_in_shares_covers_every_element_once(shares):
 
 def test_adam_xent_and_pooling_in_shares_equal_one_thread_exactly(monkeypatch):
     rng = np.random.default_rng(1)
+    _blas._threads()  # finds the BLAS thread switch, which the patched _threads below would not
     monkeypatch.setattr(_blas, "PARALLEL_ELEMENTS", 1 << 40)
     monkeypatch.setattr(_blas, "_PARALLEL_SUB_ELEMENTS", 300)
     monkeypatch.setattr(_blas, "_threads", lambda: 2)
@@ -262,13 +263,18 @@ def test_adam_xent_and_pooling_in_shares_equal_one_thread_exactly(monkeypatch):
     logits = rng.normal(size=(37, 53)).astype(np.float32)
     labels = rng.integers(0, 53, 37)
     x = rng.normal(size=(9, 7, 6, 3)).astype(np.float32)
+    tiled = rng.normal(size=(9, 8, 6, 3)).astype(np.float32)  # 2 x 2 windows of stride 2 cover it exactly
+    tiled[0, :2, :2] = 5.0  # ties: the window's first maximum takes the gradient
     args = ([1, 2, 2, 1], [1, 2, 2, 1], "SAME", "NHWC")
 
     def compute():
         y = pool_ops._max_pool(x, *args)
         g = rng.normal(size=y.shape).astype(np.float32)
+        y_tiled = pool_ops._max_pool(tiled, *args)
+        g_tiled = rng.normal(size=y_tiled.shape).astype(np.float32)
         return (_apply_adam(var, m, v, *scalars, grad, False), nn_losses._sparse_softmax_xent(logits, labels),
-                y, pool_ops._avg_pool(x, *args), pool_ops._max_pool_grad(x, y, g, *args))
+                y, pool_ops._avg_pool(x, *args), pool_ops._max_pool_grad(x, y, g, *args),
+                pool_ops._max_pool_grad(tiled, y_tiled, g_tiled, *args))
 
     state = rng.bit_generator.state
     want = compute()
@@ -276,7 +282,7 @@ def test_adam_xent_and_pooling_in_shares_equal_one_thread_exactly(monkeypatch):
     monkeypatch.setattr(_blas, "PARALLEL_ELEMENTS", 1000)
     rng.bit_generator.state = state
     got = compute()
-    assert len(seen) == 5  # Adam, the cross-entropy, both poolings and the gradient each went in shares
+    assert len(seen) == 7  # Adam, the cross-entropy, the four poolings and the tiled gradient went in shares
     for w, g in zip(want, got):
         for a, b in zip(w if isinstance(w, tuple) else [w], g if isinstance(g, tuple) else [g]):
             assert a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
@@ -321,3 +327,59 @@ def test_bias_add_and_relu_and_its_gradient_in_shares_equal_one_thread(shares):
     assert np.array_equal(got[0], want_y)
     assert np.array_equal(got[1], np.transpose(x, [0, 3, 1, 2]) + bias.reshape(-1, 1, 1))
     assert np.array_equal(got[2], g * (x + bias > 0), equal_nan=True)
+
+
+@pytest.mark.parametrize("case", ["ties", "negative_zero", "inf_nan_grad", "float16", "nchw", "pool3d"])
+def test_max_pool_grad_of_tiling_windows_equals_the_general_kernel(case):
+    """The 2 x 2 / stride 2 fast path (views of the reshaped input) routes each window's gradient
+    exactly as the general kernel does: to its first maximum, +0.0 elsewhere, inf and nan kept."""
+    from dflow.ops import pool_ops
+
+    rng = np.random.default_rng(3)
+    shape, k, fmt, dtype = (4, 6, 8, 5), [1, 2, 2, 1], "NHWC", np.float32
+    if case == "nchw":
+        shape, k, fmt = (4, 5, 6, 8), [1, 1, 2, 2], "NCHW"
+    if case == "pool3d":
+        shape, k, fmt = (2, 4, 6, 2, 3), [1, 2, 3, 2, 1], "NDHWC"
+    if case == "float16":
+        dtype = np.float16
+    x = rng.normal(size=shape).astype(dtype)
+    if case == "ties":
+        x = rng.integers(0, 2, size=shape).astype(dtype)  # most windows hold their maximum twice or more
+    y = pool_ops._max_pool(x, k, k, "VALID", fmt)
+    g = rng.normal(size=y.shape).astype(dtype)
+    if case == "negative_zero":
+        g = -np.abs(g)
+    if case == "inf_nan_grad":
+        g.flat[::7] = np.inf
+        g.flat[3::11] = np.nan
+    dims, ks, ss, geometry = pool_ops._pool_geometry(x.shape, k, k, "VALID", fmt)
+    assert pool_ops._tiles(x, dims, ks, ss, geometry)
+    fast = pool_ops._max_pool_grad(x, y, g, k, k, "VALID", fmt)
+    general = pool_ops._max_pool_grad_of(x, y, g, k, k, "VALID", fmt)
+    assert fast.dtype == general.dtype == dtype and fast.shape == general.shape == x.shape
+    np.testing.assert_array_equal(fast, general)
+    assert np.array_equal(np.signbit(fast), np.signbit(general))
+
+
+def test_leading_axis_sums_by_product_match_float64_sums_and_step_aside_otherwise():
+    rng = np.random.default_rng(4)
+    for shape, k in [((64, 28, 28, 32), 3), ((700, 1000), 1), ((20, 60, 70), 2)]:
+        a = rng.normal(size=shape).astype(np.float32)
+        got = _blas.sum_leading_axes(a, k)
+        want = a.astype(np.float64).sum(axis=tuple(range(k)))
+        assert got.dtype == np.float32 and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-3)
+    big = rng.normal(size=(400, 300))
+    np.testing.assert_allclose(_blas.sum_leading_axes(big, 1), big.sum(0), rtol=1e-12, atol=1e-11)
+    assert _blas.sum_leading_axes(big.astype(np.int64), 1) is None  # integers: numpy's exact sum
+    assert _blas.sum_leading_axes(big.T, 1) is None  # not contiguous
+    assert _blas.sum_leading_axes(big[:10], 1) is None  # small: one numpy call is as fast
+    with tf.Session() as sess:  # the ops that use it: a bias's gradient, and a broadcast add's
+        x = tf.constant(rng.normal(size=(300, 400)).astype(np.float32))
+        b = tf.constant(np.zeros(400, np.float32))
+        g_bias, g_add = sess.run(tf.gradients(tf.reduce_sum(tf.nn.bias_add(x, b) * x), [b])
+                                 + tf.gradients(tf.reduce_sum((x + b) * x), [b]))
+    want = np.asarray(x.op.get_attr("value"), np.float64).sum(0)
+    np.testing.assert_allclose(g_bias, want, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(g_add, want, rtol=1e-4, atol=1e-3)
