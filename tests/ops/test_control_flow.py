@@ -566,3 +566,57 @@ def test_gradient_built_after_a_run_gets_fresh_plans(sess):
     np.testing.assert_allclose(sess.run(y), [5.0, 26.0])
     (g2,) = tf.gradients(tf.reduce_sum(y * y), [x])  # a second gradient of the same loop
     np.testing.assert_allclose(sess.run([g, g2]), [[8.0, 40.0], [80.0, 2080.0]])
+
+
+@pytest.mark.parametrize("shared_weight", [False, True])
+def test_a_loops_weight_gradients_summed_after_the_loop_equal_the_step_by_step_sums(monkeypatch, shared_weight):
+    """The reverse loop computes a captured weight's gradient (x.T @ dz each step) and a bias's
+    (the rows of dz summed) as one product and one sum of the stacked steps; a weight used twice a
+    step (an AddN of two products) keeps the sum step by step. Both equal the step-by-step sums."""
+    from dflow.ops import control_flow_grad
+
+    rng = np.random.default_rng(0)
+    x0 = rng.normal(size=(5, 6)).astype(np.float32)
+    w0 = rng.normal(size=(6, 6)).astype(np.float32) * 0.5
+    b0 = rng.normal(size=(6,)).astype(np.float32)
+
+    def grads(defer):
+        monkeypatch.setattr(control_flow_grad, "DEFER_CAPTURED", defer)
+        with tf.Graph().as_default():
+            w, b = tf.constant(w0), tf.constant(b0)
+
+            def body(i, h):
+                z = tf.nn.bias_add(tf.matmul(h, w), b)
+                if shared_weight:
+                    z = z + tf.matmul(tf.tanh(h), w)
+                return i + 1, tf.tanh(z)
+
+            _, h = tf.while_loop(lambda i, h: i < 7, body, [tf.constant(0), tf.constant(x0)])
+            ops = [t.op for t in tf.gradients(tf.reduce_sum(h * h), [w, b])]
+            with tf.Session() as sess:
+                return sess.run([o.outputs[0] for o in ops]), ops
+
+    (dw, db), _ = grads(True)
+    (dw_steps, db_steps), _ = grads(False)
+    np.testing.assert_allclose(dw, dw_steps, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(db, db_steps, rtol=1e-5, atol=1e-6)
+    assert not np.array_equal(dw, np.zeros_like(dw))
+
+
+def test_deferred_gradient_plans_pick_products_and_bias_sums_only():
+    from dflow.ops import control_flow_grad
+
+    with tf.Graph().as_default():
+        w = tf.constant(np.ones((4, 4), np.float32))
+        b = tf.constant(np.ones(4, np.float32))
+        _, h = tf.while_loop(lambda i, h: i < 3,
+                             lambda i, h: (i + 1, tf.nn.bias_add(tf.matmul(h, w), b) * tf.reduce_sum(w)),
+                             [tf.constant(0), tf.ones([2, 4])])
+        tf.gradients(tf.reduce_sum(h), [w, b])
+        op = [o for o in tf.get_default_graph().get_operations() if o.type == "WhileGrad"][0]
+        n_ds, n_de = len(op._attrs["state_inputs"]), len(op._attrs["elem_inputs"])
+        n_dc = len(op._attrs["captured_inputs"])
+        _, plans, n_collect = control_flow_grad._deferred_gradients(op._attrs["body_grad"], n_ds + n_de, n_dc)
+    # w's gradient sums a product and the reduce_sum's gradient (an AddN): kept step by step;
+    # b's gradient is a BiasAddGrad: deferred
+    assert sorted(p[0] for p in plans.values()) == ["bias"] and n_collect == 1
