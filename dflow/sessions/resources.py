@@ -115,8 +115,9 @@ def update_in_place(states: list, write):
     when every state is the sole owner of a numpy value of ``IN_PLACE_ELEMENTS`` or more;
     returns the first value, or None (nothing written) when any is shared or small.
 
-    ``write`` checks its arguments before it writes; an error it raises leaves the values as
-    they were."""
+    ``write`` checks its arguments before it writes, so an error from those checks leaves the
+    values as they were (numpy arithmetic on valid arrays of the same shape does not fail
+    midway, unless ``np.seterr`` asks it to raise)."""
     first = states[0].value
     if type(first) is not np.ndarray or first.size < IN_PLACE_ELEMENTS:
         return None
