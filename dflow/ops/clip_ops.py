@@ -71,8 +71,9 @@ def global_norm(t_list, name=None) -> Tensor:
 
 @tf_export("clip_by_global_norm")
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple:
-    """Scales every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``
-    (an ``IndexedSlices`` stays one: its values are scaled).
+    """Scales every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``.
+
+    An ``IndexedSlices`` stays one: its values are scaled.
 
     Returns ``(list_clipped, global_norm)``; None entries stay None. An
     infinite norm makes every value NaN, as in TF1.

@@ -421,8 +421,9 @@ def add_n(inputs, name=None) -> Tensor:
 
 @tf_export("clip_by_value")
 def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
-    """``min(max(t, lo), hi)``; the bounds may not broadcast ``t`` to a larger shape (an
-    ``IndexedSlices`` stays one: its values are clipped).
+    """``min(max(t, lo), hi)``; the bounds may not broadcast ``t`` to a larger shape.
+
+    An ``IndexedSlices`` stays one: its values are clipped.
 
     >>> # tf.clip_by_value([1, 5, 9], 2, 7) -> [2, 5, 7]
     """
