@@ -139,3 +139,32 @@ def test_only_the_last_partition_of_the_device_that_depends_on_a_pure_read_reads
     assert source([reads, compute, apply, after], 3) == 0
     stateful = part(ps, [v.op, read.op, dq.op])  # a dequeue is not a read: reading it twice changes the queue
     assert source([stateful, compute, apply], 2) is None
+
+
+def _large_trajectory(target, steps=5):
+    """Adam on a ps variable large enough to be updated in place (resources.update_in_place),
+    read ahead by every step: the loss and a corner of w each step, then all of w."""
+    g = tf.Graph()
+    rng = np.random.default_rng(0)
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(rng.normal(size=(256, 512)).astype(np.float32) * 0.05, name="in_place_w")
+        with tf.device("/job:worker/task:0"):
+            x = tf.constant(rng.normal(size=(16, 256)).astype(np.float32))
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+        train = tf.train.AdamOptimizer(0.01).minimize(loss)
+        init = tf.global_variables_initializer()
+    config = tf.ConfigProto(allow_soft_placement=not target)
+    with tf.Session(target, graph=g, config=config) as s:
+        s.run(init)
+        seen = [s.run([loss, w[:2, :4], train])[:2] for _ in range(steps)]
+        return seen, s.run(w)
+
+
+def test_large_variables_updated_in_place_on_the_ps_train_as_the_embedded_session(local_cluster):
+    (got, got_w), (want, want_w) = _large_trajectory(local_cluster.target), _large_trajectory("")
+    for (l1, w1), (l2, w2) in zip(got, want):
+        np.testing.assert_allclose(l1, l2, rtol=1e-5)
+        np.testing.assert_allclose(w1, w2, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got_w, want_w, rtol=1e-5, atol=1e-7)
+    assert not np.allclose(got[0][1], got[-1][1])  # it trained
