@@ -171,6 +171,14 @@ def _parallel(a, b, threads: int):
     return out
 
 
+def in_blocks(a, b):
+    """``a @ b`` of two numpy matrices in blocks over the BLAS pool's threads, each block on one
+    BLAS thread, whatever its size: after a product on OpenBLAS's own threads they spin on for a
+    while and take a core from the kernels that follow."""
+    threads = _threads()
+    return _parallel(a, b, threads) if threads > 1 else a @ b
+
+
 def over_batch(n: int, work: int, body) -> None:
     """``body(rows)`` over blocks of ``range(n)`` (a batch) that together cover it: in parallel over
     the BLAS pool's threads when ``work`` (multiply-adds) is large, else once with all rows.

@@ -26,7 +26,6 @@ import numpy as np
 from dflow.framework.func_graph import FuncGraph
 from dflow.framework.graph import get_default_graph
 from dflow.ops import _blas, if_while_ops
-from dflow.ops._blas import sum_leading_axes
 from dflow.ops._common import array_module
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.gradients_impl import _DIFFERENTIABLE, gradients
@@ -149,27 +148,20 @@ def _deferred_gradients(body_grad, first: int, count: int):
     return outputs + collected, plans, len(collected)
 
 
-def _products_in_blocks(a, b):
-    """``a @ b`` in blocks over the BLAS pool's threads, each block on one BLAS thread, whatever
-    its size: OpenBLAS's own threads would spin on after it, taking a core from the next kernels."""
-    threads = _blas._threads()
-    return _blas._parallel(a, b, threads) if threads > 1 else a @ b
-
-
 def _finish_deferred(plan, steps: list):
     """A deferred captured gradient from each step's collected values (``steps``: one tuple per
     step): one product or sum over the steps stacked, where they are numpy matrices."""
     if plan[0] == "matmul":
         a, b = [s[plan[1]] for s in steps], [s[plan[2]] for s in steps]
         if all(type(v) is np.ndarray for v in a + b):
-            return _products_in_blocks(np.concatenate(a).T, np.concatenate(b))
+            return _blas.in_blocks(np.concatenate(a).T, np.concatenate(b))
         return sum(x.T @ y for x, y in zip(a, b))
+    from dflow.ops.nn_ops import _bias_add_grad  # the BiasAddGrad kernel (nn_ops imports this module's users)
+
     rows = [s[plan[1]] for s in steps]
     if all(type(v) is np.ndarray for v in rows):
-        stacked = np.concatenate(rows)
-        total = sum_leading_axes(stacked, 1)
-        return total if total is not None else stacked.sum(axis=0)
-    return sum(r.sum(axis=0) for r in rows)
+        return _bias_add_grad(np.concatenate(rows), "NHWC")
+    return sum(_bias_add_grad(r, "NHWC") for r in rows)
 
 
 def _make_reverse_loop_kernel(op, resources):

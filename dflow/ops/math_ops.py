@@ -427,16 +427,15 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
 
     >>> # tf.clip_by_value([1, 5, 9], 2, 7) -> [2, 5, 7]
     """
-    from dflow.framework.composite import IndexedSlices
+    from dflow.ops.clip_ops import _like, _values  # clip_ops builds on this module
 
-    sliced = isinstance(t, IndexedSlices)
     with name_scope(name or "clip_by_value", None, [t, clip_value_min, clip_value_max]) as scope:
-        values = convert_input(t.values if sliced else t, "t", None, "clip_by_value")
+        values = convert_input(_values(t), "t", None, "clip_by_value")
         t_min = minimum(values, clip_value_max)
         _check_no_broadcast(values, t_min)
         t_max = maximum(t_min, clip_value_min, name=scope)
         _check_no_broadcast(values, t_max)
-        return IndexedSlices(t_max, t.indices, t.dense_shape) if sliced else t_max
+        return _like(t, t_max)
 
 
 def _check_no_broadcast(values, clipped) -> None:

@@ -150,7 +150,7 @@ def _by_batch(kernel, x, *others):
     def body(rows):
         shares[rows.start] = kernel(x[rows], *(o[rows] for o in others))
 
-    _blas.over_elements(x.shape[0], body, block=x.shape[0], unit=x[0].size)
+    _in_batch_shares(body, x)
     if len(shares) == 1:
         return shares[0]
     return np.concatenate([shares[k] for k in sorted(shares)])
@@ -181,14 +181,15 @@ def _window_views(a, ks, geometry):
         yield split[(slice(None),) + tuple(v for offset in offsets for v in (slice(None), offset))]
 
 
-def _in_batch_shares(share, out) -> None:
-    """``share(rows)`` over shares of the batch (``out``'s first axis), on the BLAS pool's threads
-    when ``out`` is large (``_blas.over_elements``); each share writes its own rows of ``out``."""
-    n = out.shape[0]
-    if out.size < _blas.PARALLEL_ELEMENTS // 4 or n < 2:
+def _in_batch_shares(share, a, passes: int = 1) -> None:
+    """``share(rows)`` over shares of the batch (``a``'s first axis), on the BLAS pool's threads
+    when ``passes`` passes over ``a`` make ``_blas.PARALLEL_ELEMENTS`` or more
+    (``_blas.over_elements``); else once, over the whole batch."""
+    n = a.shape[0]
+    if n < 2 or passes * a.size < _blas.PARALLEL_ELEMENTS:
         share(slice(0, n))
     else:
-        _blas.over_elements(n, share, block=n, unit=4 * out[0].size)
+        _blas.over_elements(n, share, block=n, unit=passes * a[0].size)
 
 
 def _avg_pool(x, ksize, strides, padding, data_format):
@@ -289,7 +290,7 @@ def _max_pool_grad_tiles(x, y, grad, dims, ks, geometry, data_format):
                 part = np.where(hit, g_rows, np.zeros((), compute))
             np.copyto(target, part)
 
-    _in_batch_shares(share, dx)
+    _in_batch_shares(share, dx, passes=4)  # compare, mask, product and copy for each element
     return _as_format(dx.astype(x.dtype, copy=False), data_format)
 
 

@@ -85,11 +85,9 @@ def _dead_after(partition) -> list:
             last[t] = i
         for t in op._outputs:
             last.setdefault(t, i)  # an output nothing reads goes right after its op
-    for t in partition.inputs:
-        last.setdefault(t, -1)
     dead: list = [[] for _ in partition.ops]
     for t, i in last.items():
-        if i >= 0 and t not in keep:
+        if t not in keep:
             dead[i].append(t)
     return dead
 

@@ -81,9 +81,7 @@ class VariableState:
 
     def replace(self, new):
         """Makes the fresh array ``new`` the value, frozen without a copy (hold ``lock``)."""
-        if type(new) is np.ndarray:
-            new.flags.writeable = False
-        elif isinstance(new, np.ndarray):
+        if isinstance(new, np.ndarray):
             new.flags.writeable = False
         elif isinstance(new, np.generic):
             new = np.asarray(new)

@@ -6,12 +6,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework.graph import colocate_with, control_dependencies, get_default_graph
-from dflow.ops._blas import over_elements
 from dflow.ops._common import array_module
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.control_flow_ops import group
 from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, register_apply_op
+from dflow.train.training_ops import apply_training_op, in_blocks, register_apply_op
 
 
 def _alpha(xp, lr, beta1_power, beta2_power):
@@ -27,28 +26,21 @@ def _apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
         _adam_step(*new, alpha, beta1, beta2, epsilon, grad, use_nesterov)
         return new
     outs = [np.empty(var.shape, var.dtype) for _ in range(3)]
-    flat = [a.reshape(-1) for a in (var, m, v, grad, *outs)]
 
-    def block(span):  # copied a block at a time, while it is in cache
-        var_, m_, v_, grad_, *new = (a[span] for a in flat)
+    def step(var_, m_, v_, grad_, *new):  # copied a block at a time, while it is in cache
         for target, source in zip(new, (var_, m_, v_)):
             np.copyto(target, source)
         _adam_step(*new, alpha, beta1, beta2, epsilon, grad_, use_nesterov)
 
-    over_elements(var.size, block)
+    in_blocks(step, var, m, v, grad, *outs)
     return tuple(outs)
 
 
 def _apply_adam_in_place(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
     """``_apply_adam`` written into ``var``, ``m`` and ``v`` (the same values, bit for bit)."""
     alpha = _alpha(np, lr, beta1_power, beta2_power)
-    flat = [a.reshape(-1) for a in (var, m, v, grad)]
-
-    def block(span):
-        var_, m_, v_, grad_ = (a[span] for a in flat)
-        _adam_step(var_, m_, v_, alpha, beta1, beta2, epsilon, grad_, use_nesterov)
-
-    over_elements(var.size, block)
+    in_blocks(lambda var_, m_, v_, grad_: _adam_step(var_, m_, v_, alpha, beta1, beta2, epsilon, grad_,
+                                                     use_nesterov), var, m, v, grad)
 
 
 def _adam_step(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov):

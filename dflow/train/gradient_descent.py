@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.ops._blas import over_elements
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.variables import scatter_sub
 from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, register_apply_op
+from dflow.train.training_ops import apply_training_op, in_blocks, register_apply_op
 
 
 def _apply_gradient_descent(var, alpha, delta):
@@ -16,12 +15,10 @@ def _apply_gradient_descent(var, alpha, delta):
 
 
 def _apply_gradient_descent_in_place(var, alpha, delta):
-    flat_var, flat_delta = var.reshape(-1), delta.reshape(-1)
+    def step(var_, delta_):
+        var_ -= delta_ * alpha
 
-    def block(span):
-        flat_var[span] -= flat_delta[span] * alpha
-
-    over_elements(var.size, block)
+    in_blocks(step, var, delta)
 
 
 register_apply_op("ApplyGradientDescent", ("alpha", "delta"), (), _apply_gradient_descent, grad="delta",

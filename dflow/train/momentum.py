@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.ops._blas import over_elements
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, register_apply_op
+from dflow.train.training_ops import apply_training_op, in_blocks, register_apply_op
 
 
 def _apply_momentum(var, accum, lr, grad, momentum, use_nesterov):
@@ -17,20 +16,17 @@ def _apply_momentum(var, accum, lr, grad, momentum, use_nesterov):
 
 
 def _apply_momentum_in_place(var, accum, lr, grad, momentum, use_nesterov):
-    flat = [a.reshape(-1) for a in (var, accum, grad)]
-
-    def block(span):
-        var_, accum_, grad_ = (a[span] for a in flat)
+    def step(var_, accum_, grad_):
         accum_ *= momentum
         accum_ += grad_
         if use_nesterov:
-            step = grad_ * lr
-            step += accum_ * momentum * lr
+            update = grad_ * lr
+            update += accum_ * momentum * lr
         else:
-            step = accum_ * lr
-        var_ -= step
+            update = accum_ * lr
+        var_ -= update
 
-    over_elements(var.size, block)
+    in_blocks(step, var, accum, grad)
 
 
 register_apply_op("ApplyMomentum", ("lr", "grad", "momentum"), ("accum",), _apply_momentum,

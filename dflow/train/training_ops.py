@@ -31,12 +31,21 @@ import numpy as np
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, colocate_with
 from dflow.framework.tensor_shape import TensorShape
+from dflow.ops._blas import over_elements
 from dflow.ops._common import array_module
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.index_args import host
 from dflow.ops.registry import apply_op, not_differentiable, register
 from dflow.ops.variables import _state
 from dflow.sessions.resources import update_in_place
+
+
+def in_blocks(step: Callable, *arrays) -> None:
+    """``step(*blocks)`` over aligned blocks of ``arrays`` (numpy arrays of one size, as flat
+    views) small enough to stay in cache, in shares over the BLAS pool's threads when large
+    (``_blas.over_elements``): an update's chain of numpy calls then passes through memory once."""
+    flat = [a.reshape(-1) for a in arrays]
+    over_elements(arrays[0].size, lambda span: step(*(a[span] for a in flat)))
 
 
 def register_apply_op(op_type: str, inputs: tuple, slots: tuple, update: Callable, grad: str = "grad",
