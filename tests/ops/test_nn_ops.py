@@ -175,6 +175,21 @@ def test_xw_plus_b_and_l2_loss():
     check_op(lambda: tf.nn.l2_loss(tf.constant([3.0, 4.0], tf.float16)), np.float16(12.5), shape=[])
 
 
+@pytest.mark.parametrize("shape", [(128, 10000), (3, 4097 * 3), (40000,)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_l2_loss_sums_rows_in_float64(shape, dtype):
+    # Large inputs sum squares in rows of 4096 and add the rows in float64: the float32 result is
+    # the exact sum rounded, within a few ulp (a float32 running sum of 1.28 M squares is not).
+    x = np.random.RandomState(3).randn(*shape).astype(dtype)
+    exact = (x.astype(np.float64) ** 2).sum() / 2
+    with tf.Session() as s:
+        got = s.run(tf.nn.l2_loss(tf.constant(x)))
+        strided = s.run(tf.nn.l2_loss(tf.constant(x)[..., ::2]))  # not contiguous: the general path
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, exact, rtol=4e-7 if dtype == np.float32 else 1e-14)
+    np.testing.assert_allclose(strided, (x[..., ::2].astype(np.float64) ** 2).sum() / 2, rtol=1e-5)
+
+
 # -- cross-entropies ---------------------------------------------------------------------------------------
 
 def np_softmax_xent(labels, logits, axis=-1):
