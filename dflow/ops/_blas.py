@@ -49,15 +49,28 @@ _pool_size = 0
 _BLOCKS_PER_THREAD = 2
 
 
+_openblas_found = None  # [threadpoolctl's controller of numpy's OpenBLAS, or None] once looked up
+
+
+def _openblas():
+    """threadpoolctl's controller of the OpenBLAS that numpy uses, or None (looked up once)."""
+    global _openblas_found
+    if _openblas_found is None:
+        lib = None
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            pass
+        else:
+            lib = next((c for c in ThreadpoolController().lib_controllers if c.internal_api == "openblas"), None)
+        _openblas_found = [lib]
+    return _openblas_found[0]
+
+
 def _find_switch():
     """``(set(n) -> previous n, get() -> n)`` for the OpenBLAS that numpy uses, or (False, None)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return False, None
-    for lib in ThreadpoolController().lib_controllers:
-        if lib.internal_api != "openblas":
-            continue
+    lib = _openblas()
+    if lib is not None:
         get, put = lib.get_num_threads, lib.set_num_threads
         # OpenBLAS's own C functions where threadpoolctl finds them: 0.2 us a call against its
         # wrappers' 3 (a small product switches twice), and no wrapper that ignores a thread other
@@ -80,6 +93,83 @@ def _find_switch():
 
         return switch, get
     return False, None
+
+
+# -- products with a bias: C = bias, then C += A @ B in the one BLAS call (beta = 1) -------------------
+
+_gemm = None  # {dtype: cblas_?gemm} once looked up
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+
+
+def _find_gemm() -> dict:
+    """OpenBLAS's ``cblas_sgemm``/``cblas_dgemm`` with 64-bit integers (the ``64_``-suffixed symbols
+    of numpy's own OpenBLAS: ``scipy_cblas_sgemm64_`` in numpy 2's wheels, ``cblas_sgemm64_`` in
+    older ones), per dtype; empty where there are none. Symbols without the suffix are not used:
+    their integer width cannot be told from outside."""
+    lib = _openblas()
+    found: dict = {}
+    if lib is None:
+        return found
+    i64, ptr = ctypes.c_int64, ctypes.c_void_p
+    for dtype, scalar, letter in ((np.dtype(np.float32), ctypes.c_float, "s"),
+                                  (np.dtype(np.float64), ctypes.c_double, "d")):
+        for prefix in ("scipy_", ""):
+            fn = getattr(lib.dynlib, f"{prefix}cblas_{letter}gemm64_", None)
+            if fn is not None:
+                fn.argtypes = [i64, i64, i64, i64, i64, i64, scalar, ptr, i64, ptr, i64, scalar, ptr, i64]
+                fn.restype = None
+                found[dtype] = fn
+                break
+    return found
+
+
+def _layout(m):
+    """``(transpose flag, leading dimension)`` of a 2-D numpy matrix for a row-major BLAS call, or
+    None when neither of its axes has unit stride."""
+    it = m.itemsize
+    s0, s1 = m.strides
+    if s1 == it and s0 % it == 0 and s0 >= m.shape[1] * it:
+        return _NO_TRANS, s0 // it
+    if s0 == it and s1 % it == 0 and s1 >= m.shape[0] * it:
+        return _TRANS, s1 // it
+    return None
+
+
+def biased_product(a, b, out, bias=None) -> None:
+    """``out[...] = a @ b + bias`` for numpy matrices (``bias`` a row, or None): the bias is written
+    first and the product added to it in the same BLAS call (``beta = 1``), where numpy's OpenBLAS
+    has one and the dtypes agree; else a product and an add. The output is then not read and
+    written once more (a language model's 700 x 10 000 logits plus their bias: 16.3 against
+    9.6 ms, the product alone 9.5). Rounding may differ from the product-then-add in the last
+    bit where BLAS splits the inner dimension, as TF's fused ``MatMul`` + ``BiasAdd`` does."""
+    global _gemm
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul: inner dimensions differ: {a.shape} and {b.shape}")
+    if bias is not None and out.size and a.shape[1]:
+        if _gemm is None:
+            _gemm = _find_gemm()
+        fn = _gemm.get(out.dtype)
+        if (fn is not None and a.dtype == b.dtype == out.dtype and out.strides[1] == out.itemsize
+                and out.strides[0] >= out.shape[1] * out.itemsize):
+            la, lb = _layout(a), _layout(b)
+            if la is not None and lb is not None:
+                out[...] = bias
+                m, n = out.shape
+                fn(_ROW_MAJOR, la[0], lb[0], m, n, a.shape[1], 1.0, a.ctypes.data, la[1], b.ctypes.data, lb[1],
+                   1.0, out.ctypes.data, out.strides[0] // out.itemsize)
+                return
+    np.matmul(a, b, out=out)
+    if bias is not None:
+        np.add(out, bias, out=out)
+
+
+def add_and_finish(out, bias, finish):
+    """``out`` plus ``bias`` (in place), then ``finish(out)``."""
+    if bias is not None:
+        np.add(out, bias, out=out)
+    if finish is not None:
+        finish(out)
+    return out
 
 
 class _SerialBlas:
@@ -154,8 +244,9 @@ def _splits(n: int, parts: int) -> list:
     return [slice(i, i + step) for i in range(0, n, step)]
 
 
-def _parallel(a, b, threads: int):
-    """``a @ b`` in row or column blocks (along its longer side), each one BLAS call."""
+def _parallel(a, b, threads: int, bias=None, finish=None):
+    """``a @ b`` in row or column blocks (along its longer side), each one BLAS call; ``bias`` (a
+    row) added and ``finish`` applied to each block in place, as it is made."""
     out = np.empty((a.shape[0], b.shape[1]), dtype=np.result_type(a, b))
     parts = _BLOCKS_PER_THREAD * threads
     if out.shape[0] >= out.shape[1]:
@@ -165,7 +256,13 @@ def _parallel(a, b, threads: int):
 
     def body(block):
         rows, cols = block
-        np.matmul(a[rows], b[:, cols], out=out[rows, cols])
+        if bias is None and finish is None:
+            np.matmul(a[rows], b[:, cols], out=out[rows, cols])
+            return
+        part = out[rows, cols]
+        biased_product(a[rows], b[:, cols], part, None if bias is None else bias[cols])
+        if finish is not None:
+            finish(part)
 
     _run_blocks(blocks, body, threads)
     return out
@@ -332,11 +429,17 @@ def _swapped_is_faster(a, b) -> bool:
             and a.shape[0] < b.shape[1] and a.shape[1] >= 128)
 
 
-def matmul(a, b):
+def matmul(a, b, bias=None, finish=None):
     """``a @ b``: a product of two matrices on one BLAS thread when small, in blocks over the
     pool's threads when large, OpenBLAS's own threads between; anything else (batches,
-    vectors, CuPy) as numpy's ``@``."""
-    if type(a) is np.ndarray and a.ndim == 2 and type(b) is np.ndarray and b.ndim == 2:
+    vectors, CuPy) as numpy's ``@``.
+
+    ``bias`` (a row, for a numpy product of two matrices) is added to every row and ``finish``
+    (an in-place function of a block, an activation) applied to the result: block by block
+    while each is fresh, with the bias added inside the product (``biased_product``). They are
+    a fused op's (``dflow.sessions.fusion``)."""
+    matrices = type(a) is np.ndarray and a.ndim == 2 and type(b) is np.ndarray and b.ndim == 2
+    if matrices:
         work = a.shape[0] * a.shape[1] * b.shape[1]
         if work > _OPENBLAS_SERIAL and a.shape[1] == b.shape[0] and (work < SERIAL_PRODUCT or work >= BLOCKED_PRODUCT):
             threads = _threads()
@@ -344,7 +447,20 @@ def matmul(a, b):
                 if work < SERIAL_PRODUCT:
                     with _SerialBlas():
                         if _swapped_is_faster(a, b):
-                            return np.ascontiguousarray((b.T @ a.T).T)
-                        return a @ b
-                return _parallel(a, b, threads)
-    return a @ b
+                            out = np.ascontiguousarray((b.T @ a.T).T)
+                            return out if bias is None and finish is None else add_and_finish(out, bias, finish)
+                        if bias is None and finish is None:
+                            return a @ b
+                        return add_and_finish(_biased(a, b, bias), None, finish)
+                return _parallel(a, b, threads, bias, finish)
+    if bias is None and finish is None:
+        return a @ b
+    if matrices and type(bias) is np.ndarray:
+        return add_and_finish(_biased(a, b, bias), None, finish)
+    return add_and_finish(a @ b, bias, finish)
+
+
+def _biased(a, b, bias):
+    out = np.empty((a.shape[0], b.shape[1]), dtype=np.result_type(a, b))
+    biased_product(a, b, out, bias)
+    return out

@@ -25,7 +25,7 @@ from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops import array_ops
-from dflow.ops._blas import over_batch
+from dflow.ops._blas import add_and_finish, biased_product, over_batch
 from dflow.ops._common import array_module
 from dflow.ops._nn_util import FLOATS, as_tensor, with_rank
 from dflow.ops.constant_op import convert_to_tensor
@@ -243,7 +243,10 @@ def _compute_dtype(dtype):
     return np.float32 if dtype == np.float16 else dtype
 
 
-def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=()):
+def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=(), bias=None, finish=None):
+    """The convolution; a fused op's ``bias`` (one per output channel, added in the product) and
+    ``finish`` (in place, an activation) are applied to each block of the batch as it is made,
+    channels last (``dflow.sessions.fusion``)."""
     xp = array_module(x, w)
     dims, ss, ds, geometry = _conv_geometry(x.shape, w.shape, strides, padding, explicit_paddings, data_format,
                                             dilations)
@@ -254,6 +257,8 @@ def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=()):
     taps = int(np.prod(ks))
     if positions * co == 0 or c == 0:
         out = xp.zeros((n, *outs, co), dtype=x.dtype)
+        if bias is not None or finish is not None:
+            add_and_finish(out, bias, finish)
     else:
         compute = _compute_dtype(x.dtype)
         groups = c // ci
@@ -265,11 +270,17 @@ def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=()):
 
         def block(rows):  # im2col and product of a block of the batch
             col = _im2col(x[rows], ks, ss, ds, geometry).astype(compute, copy=False)
-            if groups == 1:
+            if groups == 1 and bias is None:
                 xp.matmul(col.reshape(-1, taps * c), wk, out=out[rows].reshape(-1, co))
+            elif groups == 1:
+                biased_product(col.reshape(-1, taps * c), wk, out[rows].reshape(-1, co), bias)
             else:
                 out[rows] = xp.einsum("pkgc,kcgo->pgo", col.reshape(-1, taps, groups, ci), wk).reshape(
                     out[rows].shape)
+                if bias is not None:
+                    out[rows] += bias
+            if finish is not None:
+                finish(out[rows])
 
         over_batch(n, _parallel_work(xp, positions * taps * c * co), block)
         out = out.reshape(n, *outs, co).astype(x.dtype, copy=False)

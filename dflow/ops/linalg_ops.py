@@ -62,10 +62,11 @@ def _size_incompatible(a_shape, b_shape) -> errors.InvalidArgumentError:
     return invalid(f"Matrix size-incompatible: In[0]: {dims_str(a_shape)}, In[1]: {dims_str(b_shape)}")
 
 
-def _matmul_nn(a, b):
-    # The hot path of every dense layer: one BLAS call and nothing else.
+def _matmul_nn(a, b, bias=None, finish=None):
+    # The hot path of every dense layer: one BLAS call and nothing else. A fused op
+    # (dflow.sessions.fusion) passes the bias and activation that finish the product.
     try:
-        return blas_matmul(a, b)
+        return blas_matmul(a, b, bias, finish)
     except ValueError:
         raise _size_incompatible(a.shape, b.shape) from None
 
@@ -75,9 +76,9 @@ def _make_matmul_kernel(op, resources):
     if not transpose_a and not transpose_b:
         return _matmul_nn
 
-    def matmul_kernel(a, b):
+    def matmul_kernel(a, b, bias=None, finish=None):
         try:
-            return blas_matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+            return blas_matmul(a.T if transpose_a else a, b.T if transpose_b else b, bias, finish)
         except ValueError:
             raise _size_incompatible(a.shape, b.shape) from None
 

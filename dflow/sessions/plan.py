@@ -93,6 +93,7 @@ class Partition:
     inputs: list = field(default_factory=list)
     outputs: list = field(default_factory=list)
     upstream: list = field(default_factory=list)  # indices of partitions it waits for
+    fusions: dict | None = None  # fused ops, found when its program is first compiled (sessions.fusion)
 
     @property
     def name(self) -> str:

@@ -25,6 +25,7 @@ import time
 import numpy as np
 
 from dflow.framework import errors
+from dflow.sessions.fusion import fused_kernel, fusions_of
 
 _ERROR_CLASSES = (
     ((ValueError, TypeError, IndexError, KeyError, ArithmeticError, np.linalg.LinAlgError),
@@ -74,16 +75,32 @@ def _bind(op, resources):
                       f"{type(e).__name__}: {e}. Was the graph imported from a damaged file?") from None
 
 
-def _dead_after(partition) -> list:
+def _statements(partition, fusions: dict) -> list:
+    """Per op of ``partition``, ``(tensors read, tensors made)`` by its line of the program:
+    nothing for an op absorbed into a fused op (``fusion``), whose line, at its last op's
+    place, reads the chain's inputs and makes the last op's outputs."""
+    absorbed = {i for f in fusions.values() for i in f.positions[:-1]}
+    steps: list = []
+    for i, op in enumerate(partition.ops):
+        if i in absorbed:
+            steps.append(((), ()))
+        elif i in fusions:
+            steps.append((fusions[i].inputs, op._outputs))
+        else:
+            steps.append((op._inputs, op._outputs))
+    return steps
+
+
+def _dead_after(partition, fusions: dict | None = None) -> list:
     """Per op of ``partition``, the tensors that no later op reads and the partition does not
     return: its program drops them right after that op. A run's peak memory is then what its
     live values need, and a variable's value that no op still holds may be updated in place."""
     keep = set(partition.outputs)
     last: dict = {}
-    for i, op in enumerate(partition.ops):
-        for t in op._inputs:
+    for i, (reads, makes) in enumerate(_statements(partition, fusions or {})):
+        for t in reads:
             last[t] = i
-        for t in op._outputs:
+        for t in makes:
             last.setdefault(t, i)  # an output nothing reads goes right after its op
     dead: list = [[] for _ in partition.ops]
     for t, i in last.items():
@@ -145,10 +162,19 @@ class PartitionProgram:
             v = names[t] = f"v{len(names)}"
             ref = f"feeds[{src[1]}]" if src[0] == "feed" else f"u{src[1]}[{src[2]}]"
             lines.append(f"    {v} = {'_cv(' + ref + ')' if self._convert else ref}")
-        dead = _dead_after(p)
+        fusions = fusions_of(p)
+        absorbed = {i for f in fusions.values() for i in f.positions[:-1]}  # run by the fused op at its end
+        steps = _statements(p, fusions)
+        dead = _dead_after(p, fusions)
         for i, op in enumerate(p.ops):
-            namespace[f"k{i}"] = self._kernels[i]
-            args = ", ".join(names[t] for t in op._inputs)
+            if i in absorbed:
+                continue
+            reads = steps[i][0]
+            if i in fusions:
+                namespace[f"k{i}"] = fused_kernel(fusions[i], p.ops, self._kernels, self._attribute)
+            else:
+                namespace[f"k{i}"] = self._kernels[i]
+            args = ", ".join(names[t] for t in reads)
             outs = []
             for t in op._outputs:
                 # A fed output keeps its fed value: the op's own result is dropped.
@@ -183,6 +209,9 @@ class PartitionProgram:
         self._line_ops.update(line_ops)
         self.source = source
         return namespace["_program"]
+
+    def _attribute(self, exc: Exception, op) -> errors.OpError:
+        return op_error(exc, op, self.device)
 
     def _fail(self, exc: Exception) -> errors.OpError:
         tb = exc.__traceback__

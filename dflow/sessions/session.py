@@ -26,6 +26,7 @@ from dflow.sessions import plan as planning
 from dflow.sessions import process_tuning
 from dflow.sessions.config import ConfigProto, DeviceStepStats, NodeExecStats, RunOptions, default_session_config
 from dflow.sessions.fetches import FetchStructure
+from dflow.sessions.fusion import fusions_of
 from dflow.sessions.local_executor import LocalRuntime
 from dflow.sessions.program import to_host
 from dflow.sessions.run_context import RunContext
@@ -375,10 +376,13 @@ def _fill_step_stats(run_metadata, plan, stats_per_partition) -> None:
         if dev is None:
             dev = by_device[p.device] = DeviceStepStats(device=p.device)
             run_metadata.step_stats.dev_stats.append(dev)
+        fusions = fusions_of(p)
         for i, t0, t1 in stats:
             op = p.ops[i]
             start_us, dur_us = t0 // 1000, max(0, (t1 - t0) // 1000)
-            label = f"{op.name} = {op.type}({', '.join(t.op.name for t in op._inputs)})"
+            fused = fusions.get(i)
+            op_type, inputs = (fused.label, fused.inputs) if fused is not None else (op.type, op._inputs)
+            label = f"{op.name} = {op_type}({', '.join(t.op.name for t in inputs)})"
             dev.node_stats.append(NodeExecStats(
                 node_name=op.name, all_start_micros=start_us, op_start_rel_micros=0, op_end_rel_micros=dur_us,
                 all_end_rel_micros=dur_us, timeline_label=label, all_start_nanos=t0,
