@@ -98,6 +98,10 @@ def _find_switch():
 # -- products with a bias: C = bias, then C += A @ B in the one BLAS call (beta = 1) -------------------
 
 _gemm = None  # {dtype: cblas_?gemm} once looked up
+# Outputs of at least this many elements take the bias inside the product. A smaller one stays in
+# cache for the add, and the call through ctypes costs more than numpy's own (a 20 x 512 LSTM
+# step: 89 against 82 us with numpy's product and add).
+BIAS_IN_PRODUCT = 1 << 17
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 
 
@@ -145,7 +149,7 @@ def biased_product(a, b, out, bias=None) -> None:
     global _gemm
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"matmul: inner dimensions differ: {a.shape} and {b.shape}")
-    if bias is not None and out.size and a.shape[1]:
+    if bias is not None and out.size >= BIAS_IN_PRODUCT and a.shape[1]:
         if _gemm is None:
             _gemm = _find_gemm()
         fn = _gemm.get(out.dtype)

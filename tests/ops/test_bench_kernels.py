@@ -383,3 +383,34 @@ def test_leading_axis_sums_by_product_match_float64_sums_and_step_aside_otherwis
     want = np.asarray(x.op.get_attr("value"), np.float64).sum(0)
     np.testing.assert_allclose(g_bias, want, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(g_add, want, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_biased_product_in_every_layout_and_its_fallbacks(monkeypatch, dtype):
+    # The bias inside the BLAS call (beta = 1) for C-ordered, transposed and strided operands and a
+    # strided output; numpy's product and add for small outputs, other dtypes, or no BLAS symbol.
+    monkeypatch.setattr(_blas, "BIAS_IN_PRODUCT", 1)
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=(37, 23)).astype(dtype), rng.normal(size=(23, 41)).astype(dtype)
+    bias = rng.normal(size=41).astype(dtype)
+    want = a.astype(np.float64) @ b + bias
+    tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-12}
+    wide = np.zeros((37, 50), dtype)
+    for lhs in (a, np.asfortranarray(a), np.ascontiguousarray(a.T).T):
+        for rhs in (b, np.asfortranarray(b), np.repeat(b, 2, axis=1)[:, ::2]):
+            out = np.full((37, 41), np.nan, dtype)
+            _blas.biased_product(lhs, rhs, out, bias)
+            np.testing.assert_allclose(out, want, **tol)
+            _blas.biased_product(lhs, rhs, wide[:, 3:44], bias)  # rows of the output are 50 apart
+            np.testing.assert_allclose(wide[:, 3:44], want, **tol)
+    assert not wide[:, :3].any() and not wide[:, 44:].any()
+    with pytest.raises(ValueError, match="inner dimensions"):
+        _blas.biased_product(a, b[:5], np.empty((37, 41), dtype), bias)
+    ints = _blas.matmul(np.ones((3, 4), np.int32), np.ones((4, 5), np.int32), np.arange(5, dtype=np.int32))
+    np.testing.assert_array_equal(ints, np.full((3, 5), 4) + np.arange(5))
+    monkeypatch.setattr(_blas, "_gemm", {})  # no OpenBLAS symbol: numpy's product, then the add
+    out = np.empty((37, 41), dtype)
+    _blas.biased_product(a, b, out, bias)
+    np.testing.assert_allclose(out, want, **tol)
+    relu = _blas.matmul(a, b, bias, finish=lambda block: np.maximum(block, 0, out=block))
+    np.testing.assert_allclose(relu, np.maximum(want, 0), **tol)
