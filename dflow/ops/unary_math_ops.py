@@ -225,16 +225,19 @@ def _sigmoid(x):
     if x.dtype.kind == "c":
         return np.reciprocal(np.add(1, np.exp(np.negative(x))))
     # exp(min(x, 0)) / (1 + exp(-|x|)): 1/(1+e) for x >= 0 and e/(1+e) for x < 0 (e = exp(-|x|) <= 1),
-    # which neither overflows nor loses relative precision for x << 0. Six calls on two arrays, no
-    # where(): 2 - 3.5 times faster than a where() of the two cases (LSTMs call it most).
+    # which neither overflows nor loses relative precision for x << 0. Seven calls on two arrays, no
+    # where(): 2 - 3.5 times faster than a where() of the two cases (LSTMs call it most). Scalars of
+    # x's dtype: a Python scalar costs numpy ~1.5 us a call to resolve (20 x 128: 7.2 against 11.6 us).
     xp = array_module(x)
-    num = xp.minimum(x, 0)
-    den = xp.copysign(x, -1.0)
+    zero, one = x.dtype.type(0), x.dtype.type(1)
+    num = xp.minimum(x, zero)
+    den = xp.abs(x)
     if isinstance(num, np.generic):  # a 0-d input, for which numpy returns scalars
-        return (xp.exp(num) / (xp.exp(den) + 1)).astype(x.dtype)
+        return (xp.exp(num) / (xp.exp(-den) + one)).astype(x.dtype)
+    xp.negative(den, out=den)
     xp.exp(num, out=num)
     xp.exp(den, out=den)
-    den += 1
+    xp.add(den, one, out=den)
     num /= den
     return num
 
