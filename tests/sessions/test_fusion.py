@@ -8,10 +8,18 @@ import numpy as np
 import pytest
 
 import dflow as tf
+from dflow.sessions import fusion
 from dflow.sessions import plan as planning
 from dflow.sessions.fusion import find_fusions, fused_kernel
 
 RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(autouse=True)
+def fuse_small_outputs(monkeypatch):
+    """The small test products take the fused path too (by default, outputs under
+    ``FUSED_ELEMENTS`` run the ops one by one)."""
+    monkeypatch.setattr(fusion, "FUSED_ELEMENTS", 1)
 
 
 def _rand(*shape, dtype=np.float32):
@@ -224,3 +232,32 @@ def test_inputs_other_than_numpy_arrays_run_the_ops_one_by_one():
     with pytest.raises(ValueError):
         kernel(a.view(Sub), w, np.ones(7, np.float32))  # the bias op's own error
     assert errors == ["biased"]
+
+
+def test_small_outputs_run_the_ops_one_by_one(monkeypatch):
+    monkeypatch.setattr(fusion, "FUSED_ELEMENTS", 64)
+    _, _, relu = _chain()  # a 3 x 5 output
+    _, part = _plan_fusions([relu])
+    (fusion_,) = find_fusions(part).values()
+    calls = []
+    kernels = [op._opdef.bind(op, None) for op in part.ops]
+    head = kernels[fusion_.positions[0]]
+    kernels[fusion_.positions[0]] = lambda a, b, **fused: calls.append(sorted(fused)) or head(a, b, **fused)
+    kernel = fused_kernel(fusion_, part.ops, kernels, lambda e, op: e)
+    a, w, bias = (np.asarray(t.op.get_attr("value")) for t in fusion_.inputs)
+    np.testing.assert_array_equal(kernel(a, w, bias), np.maximum(a @ w + bias, 0))
+    big = np.tile(a, (10, 1))  # 30 x 5 = 150 elements: fused
+    np.testing.assert_array_equal(kernel(big, w, bias), np.maximum(big @ w + bias, 0))
+    assert calls == [[], ["bias", "finish"]]
+
+
+def test_products_of_unknown_width_are_not_fused(monkeypatch):
+    x = tf.placeholder(tf.float32, [None, 4])
+    w = tf.placeholder(tf.float32, [4, None])
+    b = tf.placeholder(tf.float32, [None])
+    y = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b), name="out")
+    assert _plan_fusions([y])[0] == {}
+    feed = {x: np.ones((2, 4), np.float32), w: np.ones((4, 3), np.float32), b: np.arange(3, dtype=np.float32)}
+    out, types = _run(y, feed, True, monkeypatch)
+    np.testing.assert_array_equal(out, [[4, 5, 6], [4, 5, 6]])
+    assert types["out"] == "Relu"
