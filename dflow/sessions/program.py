@@ -76,14 +76,14 @@ def _bind(op, resources):
 
 
 def _statements(partition, fusions: dict) -> list:
-    """Per op of ``partition``, ``(tensors read, tensors made)`` by its line of the program:
-    nothing for an op absorbed into a fused op (``fusion``), whose line, at its last op's
-    place, reads the chain's inputs and makes the last op's outputs."""
+    """Per op of ``partition``, ``(tensors read, tensors made)`` by its line of the program, or
+    None for an op absorbed into a fused op (``fusion``), whose line, at its last op's place,
+    reads the chain's inputs and makes the last op's outputs."""
     absorbed = {i for f in fusions.values() for i in f.positions[:-1]}
     steps: list = []
     for i, op in enumerate(partition.ops):
         if i in absorbed:
-            steps.append(((), ()))
+            steps.append(None)
         elif i in fusions:
             steps.append((fusions[i].inputs, op._outputs))
         else:
@@ -97,7 +97,10 @@ def _dead_after(partition, fusions: dict | None = None) -> list:
     live values need, and a variable's value that no op still holds may be updated in place."""
     keep = set(partition.outputs)
     last: dict = {}
-    for i, (reads, makes) in enumerate(_statements(partition, fusions or {})):
+    for i, step in enumerate(_statements(partition, fusions or {})):
+        if step is None:
+            continue
+        reads, makes = step
         for t in reads:
             last[t] = i
         for t in makes:
@@ -163,12 +166,11 @@ class PartitionProgram:
             ref = f"feeds[{src[1]}]" if src[0] == "feed" else f"u{src[1]}[{src[2]}]"
             lines.append(f"    {v} = {'_cv(' + ref + ')' if self._convert else ref}")
         fusions = fusions_of(p)
-        absorbed = {i for f in fusions.values() for i in f.positions[:-1]}  # run by the fused op at its end
         steps = _statements(p, fusions)
         dead = _dead_after(p, fusions)
         for i, op in enumerate(p.ops):
-            if i in absorbed:
-                continue
+            if steps[i] is None:
+                continue  # run by the fused op at its chain's end
             reads = steps[i][0]
             if i in fusions:
                 namespace[f"k{i}"] = fused_kernel(fusions[i], p.ops, self._kernels, self._attribute)
