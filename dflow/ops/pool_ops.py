@@ -172,11 +172,20 @@ def _tiles(x, dims, ks, ss, geometry) -> bool:
                     for d, k, s, (out, before, after) in zip(dims[1:], ks[1:], ss[1:], geometry)))
 
 
-def _window_views(a, ks, geometry):
-    """For windows that tile ``a`` (channels-last): per window offset in scan order, the view of
-    ``a`` that holds that offset of every window (shaped as the pool's output). ``a`` must be
-    contiguous where the views are written to."""
-    split = a.reshape((a.shape[0],) + tuple(v for (out, _, _), k in zip(geometry, ks[1:]) for v in (out, k)))
+def _split_windows(a, ks, geometry):
+    """``a`` (channels-last, tiled by the windows) as ``[n, out_1, k_1, out_2, k_2, ...]``: each
+    window dimension next to its position in the window (a view where ``a`` is contiguous)."""
+    return a.reshape((a.shape[0],) + tuple(v for (out, _, _), k in zip(geometry, ks[1:]) for v in (out, k)))
+
+
+def _per_window(a, geometry):
+    """A pool-shaped ``a`` reshaped to broadcast against ``_split_windows``: 1 for each offset axis."""
+    return a.reshape((a.shape[0],) + tuple(v for out, _, _ in geometry for v in (out, 1)))
+
+
+def _offset_views(split, ks):
+    """Per window offset in scan order, the view of a ``_split_windows`` array that holds that
+    offset of every window."""
     for offsets in itertools.product(*(range(k) for k in ks[1:])):
         yield split[(slice(None),) + tuple(v for offset in offsets for v in (slice(None), offset))]
 
@@ -271,26 +280,30 @@ def _max_pool_grad_tiles(x, y, grad, dims, ks, geometry, data_format):
     compute = _compute_dtype(x.dtype)
     g = _as_nhwc(grad, data_format).astype(compute, copy=False)
     dx = np.empty(dims, compute)  # every element is written: its window's gradient or 0
-    # g * hit is 7 times faster than a copy under a sparse mask into the strided view; adding 0.0
-    # turns its -0.0s (no hit, negative g) into TF's +0.0. An inf or nan in g would leak (inf * 0):
-    # where() then.
+    # g * hit, plus 0.0 to turn its -0.0s (no hit, negative g) into TF's +0.0. An inf or nan in g
+    # would leak (inf * 0): where() then.
     finite = bool(np.isfinite(g).all())
 
     def share(rows):
-        g_rows, y_rows = g[rows], y[rows]
-        remaining = np.ones(y_rows.shape, dtype=bool)  # windows whose first maximum is still to be found
-        for view, target in zip(_window_views(x[rows], ks, geometry), _window_views(dx[rows], ks, geometry)):
-            hit = view == y_rows
-            hit &= remaining
-            remaining ^= hit
-            if finite:
-                part = np.multiply(g_rows, hit)
-                part += 0.0
-            else:
-                part = np.where(hit, g_rows, np.zeros((), compute))
-            np.copyto(target, part)
+        # Every element against its window's maximum in one comparison, each window's later hits
+        # cleared offset by offset (a > b is a and not b), then the gradient through the mask in
+        # one product: 1.9 against 3.0 ms for 64 x 28 x 28 x 32 (a compare, mask, product and
+        # strided copy per offset before).
+        hit = np.equal(_split_windows(x[rows], ks, geometry), _per_window(y[rows], geometry))
+        offsets = list(_offset_views(hit, ks))
+        seen = offsets[0].copy()  # windows whose first maximum is found
+        for i, later in enumerate(offsets[1:], start=2):
+            np.greater(later, seen, out=later)
+            if i < len(offsets):
+                seen |= later
+        g_rows, target = _per_window(g[rows], geometry), _split_windows(dx[rows], ks, geometry)
+        if finite:
+            np.multiply(g_rows, hit, out=target)
+            target += 0.0
+        else:
+            np.copyto(target, np.where(hit, g_rows, np.zeros((), compute)))
 
-    _in_batch_shares(share, dx, passes=4)  # compare, mask, product and copy for each element
+    _in_batch_shares(share, dx, passes=3)  # a compare, a product and an add for each element
     return _as_format(dx.astype(x.dtype, copy=False), data_format)
 
 
