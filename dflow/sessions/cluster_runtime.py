@@ -29,6 +29,7 @@ import time
 from dflow.framework import errors
 from dflow.sessions import read_ahead, transport
 from dflow.sessions.cluster_devices import POLL_S, ClusterDevices, _local_workers
+from dflow.sessions.fusion import fusions_of
 
 _CONNECT_TIMEOUT_S = 10.0
 _LOOP_RENEW_S = 3.0  # worker_state._LOOP_LEASE_S is 15 s
@@ -78,9 +79,11 @@ class RemotePartition:
         self.worker = worker
         self.resources = {"GPU": 1} if "device:GPU" in partition.device else {}
         self.graph_key = graph_key
+        # The last field says whether the partition has fused ops (sessions.fusion): the worker then
+        # finds the same ones, whatever its own DFLOW_FUSE_OPS, and the trace's labels are its ops'.
         self.spec = (partition.device, tuple(op.name for op in partition.ops),
                      tuple(t.name for t in partition.inputs), tuple(t.name for t in partition.outputs),
-                     tuple(partition.upstream), tuple(tuple(s) for s in sources))
+                     tuple(partition.upstream), tuple(tuple(s) for s in sources), bool(fusions_of(partition)))
         self.key = hashlib.sha1(repr((graph_key, self.spec)).encode()).hexdigest()
         self.blocking = any(op._opdef.uses_context for op in partition.ops)
         # The worker lives in this process (a tf.train.Server): run here, as TF1's in-process master

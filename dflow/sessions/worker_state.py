@@ -114,13 +114,15 @@ def _program(graph_key: str, spec: tuple):
     graph = _GRAPHS.get(graph_key)
     if graph is None:
         raise GraphNotInstalled(graph_key)
+    from dflow.sessions.fusion import find_fusions
     from dflow.sessions.plan import Partition
     from dflow.sessions.program import PartitionProgram
 
-    device, op_names, input_names, output_names, upstream, sources = spec
+    device, op_names, input_names, output_names, upstream, sources, fused = spec
     partition = Partition(device, [graph.get_operation_by_name(n) for n in op_names],
                           [graph.get_tensor_by_name(n) for n in input_names],
                           [graph.get_tensor_by_name(n) for n in output_names], list(upstream))
+    partition.fusions = find_fusions(partition) if fused else {}  # the client's decision (cluster_runtime)
     program = PartitionProgram(partition, list(sources), _RESOURCES, _converter(device))
     with _LOCK:
         return _PROGRAMS.setdefault(key, program)

@@ -49,6 +49,27 @@ def test_ops_run_where_tf_device_says_and_run_metadata_shows_it(cluster):
     assert "c" in ran[CPU.format("worker", 0)]
 
 
+@pytest.mark.parametrize("fuse", ["1", "0"])
+def test_a_worker_fuses_the_ops_the_client_fuses(cluster, monkeypatch, fuse):
+    # The worker processes started with fusion on; the client's DFLOW_FUSE_OPS decides for them
+    # (the partition's spec says), so the trace's labels are the ops the worker ran.
+    monkeypatch.setenv("DFLOW_FUSE_OPS", fuse)
+    rng = np.random.default_rng(5)
+    x, w, b = (rng.normal(size=s).astype(np.float32) for s in ((64, 32), (32, 64), (64,)))
+    with tf.device("/job:worker/task:1"):
+        y = tf.nn.relu(tf.nn.bias_add(tf.matmul(tf.constant(x), tf.constant(w)), tf.constant(b)), name="y")
+    md = tf.RunMetadata()
+    with tf.Session(cluster.target) as sess:
+        out = sess.run(y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    np.testing.assert_allclose(out, np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-5)
+    labels = {n.node_name: n.timeline_label.split(" = ")[1].split("(")[0]
+              for d in md.step_stats.dev_stats for n in d.node_stats}
+    if fuse == "1":
+        assert labels["y"] == "_FusedMatMul" and "MatMul" not in labels and "BiasAdd" not in labels
+    else:
+        assert labels["y"] == "Relu" and labels["MatMul"] == "MatMul" and labels["BiasAdd"] == "BiasAdd"
+
+
 def test_scheduled_runs_keep_their_worker_restrictions(cluster):
     """With runs as Dask tasks, each partition runs on its device's worker:
     the restrictions survive Dask's graph optimisation (dask/dask#7036)."""
