@@ -26,6 +26,7 @@ import numpy as np
 
 from dflow.framework import errors
 from dflow.sessions.fusion import fused_kernel, fusions_of
+from dflow.sessions.overlap import background, plan_overlap, timed
 
 _ERROR_CLASSES = (
     ((ValueError, TypeError, IndexError, KeyError, ArithmeticError, np.linalg.LinAlgError),
@@ -168,9 +169,19 @@ class PartitionProgram:
         fusions = fusions_of(p)
         steps = _statements(p, fusions)
         dead = _dead_after(p, fusions)
+        started = plan_overlap(p, steps, fusions)  # loop position -> ops to start beside the loop
+        joined = {s for ss in started.values() for s in ss}
+        if started:
+            namespace["_bg"], namespace["_timed"] = background(), timed
         for i, op in enumerate(p.ops):
             if steps[i] is None:
                 continue  # run by the fused op at its chain's end
+            for s in started.get(i, ()):
+                namespace[f"k{s}"] = self._kernels[s]
+                call = f"_timed, {s}, _stats, k{s}" if traced else f"k{s}"
+                args = "".join(f", {names[t] if t in names else self._constant(t, namespace)}" for t in steps[s][0])
+                lines.append(f"    f{s} = _bg.submit({call}{args})")
+                line_ops[len(lines)] = p.ops[s]
             reads = steps[i][0]
             if i in fusions:
                 namespace[f"k{i}"] = fused_kernel(fusions[i], p.ops, self._kernels, self._attribute)
@@ -185,6 +196,8 @@ class PartitionProgram:
                 # A constant is a name lookup, not a kernel call.
                 namespace[f"k{i}"] = op._attrs["value"]
                 call = f"k{i}"
+            elif i in joined:  # started beside a loop (overlap): its result, or its error, here
+                call = f"f{i}.result()"
             elif op._opdef.uses_context:
                 call = f"k{i}(_ctx{', ' if args else ''}{args})"
             else:
@@ -195,9 +208,9 @@ class PartitionProgram:
                 stmt = f"{', '.join(outs)}, = {call}"
             else:
                 stmt = call
-            if traced:
+            if traced and i not in joined:  # a started op records its own times
                 stmt = f"_t = _now(); {stmt}; _stats.append(({i}, _t, _now()))"
-            gone = [names[t] for t in dead[i] if names.get(t, "_") != "_"]
+            gone = [names[t] for t in dead[i] if names.get(t, "_") != "_"] + ([f"f{i}"] if i in joined else [])
             if gone:  # values no later op reads are let go (in-place updates need them gone: see resources)
                 stmt += f"; del {', '.join(gone)}"
             lines.append(f"    {stmt}")
@@ -211,6 +224,13 @@ class PartitionProgram:
         self._line_ops.update(line_ops)
         self.source = source
         return namespace["_program"]
+
+    def _constant(self, t, namespace) -> str:
+        """The name, in a program's namespace, of the value of ``t``, a Const op's output that its
+        line has not assigned yet (an op started beside a loop reads it)."""
+        name = f"c_{self.partition.ops.index(t._op)}"
+        namespace[name] = t._op._attrs["value"]
+        return name
 
     def _attribute(self, exc: Exception, op) -> errors.OpError:
         return op_error(exc, op, self.device)
