@@ -16,6 +16,15 @@ once, mapped back to its op through the failing line number, and re-raised
 as the TF1 error class naming the op, its type, device and creation site.
 A traced variant (built on demand for ``RunOptions.FULL_TRACE``) also
 records each op's start and end time.
+
+Two rewrites change what a line runs. A product, its bias add and its
+activation are one fused op at the last one's line (``fusion``). A large op
+that does not depend on a loop starts on a background thread just before the
+loop and is joined at its own line (``overlap``)::
+
+        f9 = _bg.submit(k9, v2, v3)   # MatMul, beside the loop
+        v7 = k5(_ctx, v4)             # While
+        v8 = f9.result(); del f9
 """
 
 from __future__ import annotations
@@ -177,10 +186,7 @@ class PartitionProgram:
             if steps[i] is None:
                 continue  # run by the fused op at its chain's end
             for s in started.get(i, ()):
-                namespace[f"k{s}"] = self._kernels[s]
-                call = f"_timed, {s}, _stats, k{s}" if traced else f"k{s}"
-                args = "".join(f", {names[t] if t in names else self._constant(t, namespace)}" for t in steps[s][0])
-                lines.append(f"    f{s} = _bg.submit({call}{args})")
+                lines.append(self._start_line(s, steps[s][0], names, namespace, traced))
                 line_ops[len(lines)] = p.ops[s]
             reads = steps[i][0]
             if i in fusions:
@@ -225,12 +231,20 @@ class PartitionProgram:
         self.source = source
         return namespace["_program"]
 
-    def _constant(self, t, namespace) -> str:
-        """The name, in a program's namespace, of the value of ``t``, a Const op's output that its
-        line has not assigned yet (an op started beside a loop reads it)."""
-        name = f"c_{self.partition.ops.index(t._op)}"
-        namespace[name] = t._op._attrs["value"]
-        return name
+    def _start_line(self, s: int, reads, names: dict, namespace: dict, traced: bool) -> str:
+        """The line that starts op ``s`` on the background thread (``overlap``). A constant it reads
+        whose line comes later is passed as its value, from the namespace."""
+        namespace[f"k{s}"] = self._kernels[s]
+        args = []
+        for t in reads:
+            if t not in names:
+                const = f"c_{self.partition.ops.index(t._op)}"
+                namespace[const] = t._op._attrs["value"]
+                args.append(const)
+            else:
+                args.append(names[t])
+        call = [f"_timed, {s}, _stats, k{s}" if traced else f"k{s}", *args]
+        return f"    f{s} = _bg.submit({', '.join(call)})"
 
     def _attribute(self, exc: Exception, op) -> errors.OpError:
         return op_error(exc, op, self.device)
