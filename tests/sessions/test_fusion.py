@@ -261,3 +261,32 @@ def test_products_of_unknown_width_are_not_fused(monkeypatch):
     out, types = _run(y, feed, True, monkeypatch)
     np.testing.assert_array_equal(out, [[4, 5, 6], [4, 5, 6]])
     assert types["out"] == "Relu"
+
+
+def test_chains_in_a_loop_body_are_fused_too(monkeypatch):
+    from dflow.sessions import program
+
+    calls = []
+    make = program.fused_kernel
+
+    def counted(fusion_, ops, kernels, attribute):
+        kernel = make(fusion_, ops, kernels, attribute)
+
+        def run(*args):
+            calls.append(ops[fusion_.positions[-1]].type)
+            return kernel(*args)
+
+        return run
+
+    monkeypatch.setattr(program, "fused_kernel", counted)
+    w = tf.constant(_rand(64, 64) * 0.2)
+    b = tf.constant(_rand(64))
+
+    def body(i, x):
+        return i + 1, tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b))
+
+    _, y = tf.while_loop(lambda i, x: i < 5, body, [tf.constant(0), tf.constant(_rand(64, 64))])
+    fused, plain, _, _ = _both(y, monkeypatch)
+    np.testing.assert_allclose(fused, plain, rtol=1e-6, atol=1e-7)
+    assert (fused > 0).any()
+    assert calls == ["Relu"] * 5  # the body's chain, once a step; none with fusion off
