@@ -21,10 +21,11 @@ from dflow.framework import errors
 from dflow.framework.graph import Operation, Tensor
 
 
-def prune_to_fetches(fetch_tensors, targets, fed) -> list:
+def prune_to_fetches(fetch_tensors, targets, fed, done=()) -> list:
     """The ops needed to compute ``fetch_tensors`` and run ``targets``, in order.
 
-    A fed tensor cuts the graph: its op runs only if something else needs it.
+    A fed tensor cuts the graph: its op runs only if something else needs it. Ops in ``done``
+    (a partial run's ops that already ran) are not run again: the run waits for nothing there.
 
     >>> import dflow as tf
     >>> g = tf.Graph()
@@ -37,7 +38,7 @@ def prune_to_fetches(fetch_tensors, targets, fed) -> list:
     ['b', 'c']
     """
     order: list = []
-    state: dict = {}  # op -> 1 (on the stack) or 2 (done)
+    state: dict = dict.fromkeys(done, 2)  # op -> 1 (on the stack) or 2 (done)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(targets)
     for root in roots:
         if root in state:
@@ -71,13 +72,14 @@ def _deps(op: Operation, fed):
     yield from _controls(op, fed)
 
 
-def _controls(op: Operation, fed) -> list:
+def _controls(op: Operation, fed, ran=None) -> list:
     """``op``'s control inputs that a run waits for: a fed placeholder is
-    replaced by its value, so waiting for it is waiting for nothing."""
+    replaced by its value, so waiting for it is waiting for nothing. With
+    ``ran`` (the run's ops), only those: the others ran before (a partial run's)."""
     cs = op._control_inputs
     if not cs:
         return cs
-    return [c for c in cs if not (c._type == "Placeholder" and c._outputs[0] in fed)]
+    return [c for c in cs if not (c._type == "Placeholder" and c._outputs[0] in fed) and (ran is None or c in ran)]
 
 
 @dataclass
@@ -119,8 +121,9 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
       one, so that ``apply updates -> NoOp -> global_step += 1`` on a
       parameter server stays one partition.
     """
-    device = _effective_devices(ops, placement, fed) if not op_level else placement
-    copied = _copied_constants(ops, device, fed, fetch_tensors) if not op_level else set()
+    ran = set(ops)
+    device = _effective_devices(ops, placement, fed, ran) if not op_level else placement
+    copied = _copied_constants(ops, device, fed, fetch_tensors, ran) if not op_level else set()
     stage: dict = {}
     groups: dict = {}
     part_of: dict = {}
@@ -134,11 +137,11 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
                 continue
             src = t._op
             s = max(s, stage[src] + (device[src] != dev))
-        for c in _controls(op, fed):
+        for c in _controls(op, fed, ran):
             s = max(s, stage[c] + (device[c] != dev))
         stage[op] = s
     if not op_level:
-        _delay_stages(ops, stage, device, copied, fed)
+        _delay_stages(ops, stage, device, copied, fed, ran)
     for op in ops:
         if op in copied:
             continue
@@ -175,7 +178,7 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
                 if src is not None and src is not p and index[id(src)] not in seen_up:
                     seen_up.add(index[id(src)])
                     p.upstream.append(index[id(src)])
-            for c in _controls(op, fed):
+            for c in _controls(op, fed, ran):
                 src = part_of[c]
                 if src is not p and index[id(src)] not in seen_up:
                     seen_up.add(index[id(src)])
@@ -188,7 +191,7 @@ def partition_by_device(ops, placement: dict, fed, fetch_tensors, op_level: bool
     return parts
 
 
-def _delay_stages(ops, stage: dict, device: dict, copied, fed) -> None:
+def _delay_stages(ops, stage: dict, device: dict, copied, fed, ran) -> None:
     """Moves an op whose readers are all on its own device to their earliest
     stage: work that waits for nothing (constants' shapes, fills) then joins
     the partition that uses it instead of being a partition of its own."""
@@ -199,7 +202,7 @@ def _delay_stages(ops, stage: dict, device: dict, copied, fed) -> None:
         for t in op._inputs:
             if t not in fed and t._op not in copied:
                 readers.setdefault(t._op, []).append(op)
-        for c in _controls(op, fed):
+        for c in _controls(op, fed, ran):
             readers.setdefault(c, []).append(op)
     for op in reversed(ops):
         if op in copied:
@@ -216,11 +219,11 @@ def _first_staged(part, copied):
     return part.ops[0]
 
 
-def _effective_devices(ops, placement: dict, fed) -> dict:
+def _effective_devices(ops, placement: dict, fed, ran) -> dict:
     """``placement``, with ordering-only NoOps moved to their control inputs' device."""
     device = dict(placement)
     for op in ops:
-        cs = _controls(op, fed)
+        cs = _controls(op, fed, ran)
         if op._type == "NoOp" and cs and not op._inputs:
             devs = {device[c] for c in cs}
             if len(devs) == 1:
@@ -228,7 +231,7 @@ def _effective_devices(ops, placement: dict, fed) -> dict:
     return device
 
 
-def _copied_constants(ops, device: dict, fed, fetch_tensors) -> set:
+def _copied_constants(ops, device: dict, fed, fetch_tensors, ran) -> set:
     """Constants every reader can compute itself: read on another device, not
     fetched, not ordered by control edges (those keep their own partition)."""
     consts = {op for op in ops if op._type == "Const" and not op._control_inputs}
@@ -237,7 +240,7 @@ def _copied_constants(ops, device: dict, fed, fetch_tensors) -> set:
     keep = {t._op for t in fetch_tensors if t not in fed}
     cross = set()
     for op in ops:
-        keep.update(c for c in _controls(op, fed) if c in consts)
+        keep.update(c for c in _controls(op, fed, ran) if c in consts)
         for t in op._inputs:
             if t._op in consts and t not in fed and device[t._op] != device[op]:
                 cross.add(t._op)

@@ -22,6 +22,7 @@ from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import Graph, Tensor, _graph_stack, _session_stack, get_default_graph
 from dflow.ops.constant_op import to_numpy
 from dflow.placement.placer import place
+from dflow.sessions import partial_run as partial_runs
 from dflow.sessions import plan as planning
 from dflow.sessions import process_tuning
 from dflow.sessions.config import ConfigProto, DeviceStepStats, NodeExecStats, RunOptions, default_session_config
@@ -76,6 +77,7 @@ class BaseSession:
         self._run_counter = itertools.count()
         self._lock = threading.Lock()
         self._active_runs: set = set()
+        self._partial_runs: dict = {}  # handle -> partial_runs.PartialRun
 
     # -- properties --------------------------------------------------------------------
     @property
@@ -102,6 +104,7 @@ class BaseSession:
             for ctx in list(self._active_runs):
                 ctx.cancel("the session was closed")
             self._plans.clear()
+            self._partial_runs.clear()
             self._runtime.close()
             process_tuning.restore_compute_threads(self._thread_limits)
             self._thread_limits = None
@@ -188,13 +191,43 @@ class BaseSession:
             self._check_open()
             self._execute(plan, {}, None, None)
 
-    def partial_run_setup(self, fetches, feeds=None):
-        raise NotImplementedError("dflow does not support partial_run yet: run the fetches in one "
-                                  "Session.run call (each run is planned and executed as a whole).")
+    def partial_run_setup(self, fetches, feeds=None) -> str:
+        """A handle for a step run in several ``partial_run`` calls, which together fetch
+        ``fetches`` and feed ``feeds`` (``dflow/sessions/partial_run.py``).
+
+        >>> import dflow as tf
+        >>> g = tf.Graph()
+        >>> with g.as_default():
+        ...     a, b = tf.placeholder(tf.float32, []), tf.placeholder(tf.float32, [])
+        ...     r1 = a + 1.0
+        ...     r2 = r1 * b
+        >>> with tf.Session(graph=g) as sess:
+        ...     h = sess.partial_run_setup([r1, r2], [a, b])
+        ...     print(sess.partial_run(h, r1, {a: 2.0}), sess.partial_run(h, r2, {b: 10.0}))
+        3.0 30.0
+        """
+        self._check_open()
+        handle, state = partial_runs.setup(self, fetches, feeds)
+        self._partial_runs[handle] = state
+        return handle
 
     def partial_run(self, handle, fetches, feed_dict=None):
-        raise NotImplementedError("dflow does not support partial_run yet: run the fetches in one "
-                                  "Session.run call (each run is planned and executed as a whole).")
+        """Feeds ``feed_dict`` and fetches ``fetches`` in the step that ``handle`` names; the ops
+        that earlier calls ran do not run again."""
+        self._check_open()
+        state = self._partial_runs.get(handle) if isinstance(handle, str) else None
+        if state is None:
+            raise errors.InvalidArgumentError(None, None, "Must run 'setup' before performing partial runs!")
+        out = partial_runs.step(self, state, fetches, feed_dict)
+        if state.finished():
+            self._partial_runs.pop(handle, None)
+        return out
+
+    def _run_elements(self, tensors: list, targets: list, feeds: dict, done=frozenset()) -> list:
+        """The values of ``tensors``, running ``targets`` too, with ``feeds`` (converted values)
+        and without running the ops in ``done`` (a partial run's)."""
+        plan = self._plan_for(tensors, targets, feeds, frozenset(done))
+        return self._execute(plan, feeds, None, None)
 
     # -- feeds ---------------------------------------------------------------------------
     def _feed_tensor(self, key) -> Tensor:
@@ -220,24 +253,24 @@ class BaseSession:
         return feeds
 
     # -- planning ------------------------------------------------------------------------
-    def _plan_for(self, fetch_tensors, targets, feeds: dict) -> planning.Plan:
+    def _plan_for(self, fetch_tensors, targets, feeds: dict, done: frozenset = frozenset()) -> planning.Plan:
         key = (tuple(fetch_tensors), tuple(targets), frozenset(feeds), self._graph._version_of_structure(),
-               self._runtime.topology_version)
+               self._runtime.topology_version, done)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._build_plan(fetch_tensors, targets, list(feeds))
+            plan = self._build_plan(fetch_tensors, targets, list(feeds), done)
             with self._lock:
                 if len(self._plans) >= _MAX_PLANS:
                     self._plans.pop(next(iter(self._plans)))
                 self._plans[key] = plan
         return plan
 
-    def _build_plan(self, fetch_tensors, targets, fed: list) -> planning.Plan:
+    def _build_plan(self, fetch_tensors, targets, fed: list, done=frozenset()) -> planning.Plan:
         for t in fetch_tensors:
             if not self._graph.is_fetchable(t):
                 raise ValueError(f"Operation {t.op.name!r} has been marked as not fetchable.")
         fed_set = set(fed)
-        ops = planning.prune_to_fetches(fetch_tensors, targets, fed_set)
+        ops = planning.prune_to_fetches(fetch_tensors, targets, fed_set, done)
         planning.check_feeds_cover_placeholders(ops)
         want_gpu = any("GPU" in op._device.upper() for op in ops)
         try:

@@ -70,6 +70,23 @@ def test_a_worker_fuses_the_ops_the_client_fuses(cluster, monkeypatch, fuse):
         assert labels["y"] == "Relu" and labels["MatMul"] == "MatMul" and labels["BiasAdd"] == "BiasAdd"
 
 
+def test_a_partial_run_spans_the_cluster_and_runs_each_op_once(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(0.0, name="pr_v")
+        inc = tf.assign_add(v, 1.0, name="pr_inc")
+    a = tf.placeholder(tf.float32, [], name="pr_a")
+    c = tf.placeholder(tf.float32, [], name="pr_c")
+    with tf.device("/job:worker/task:1"):
+        r1 = tf.add(inc, a, name="pr_r1")
+    r2 = tf.multiply(inc, c, name="pr_r2")  # worker 0
+    with tf.Session(cluster.target) as sess:
+        sess.run(v.initializer)
+        h = sess.partial_run_setup([r1, r2], [a, c])
+        assert sess.partial_run(h, r1, {a: 10.0}) == 11.0
+        assert sess.partial_run(h, r2, {c: 3.0}) == 3.0
+        assert sess.run(v) == 1.0
+
+
 def test_scheduled_runs_keep_their_worker_restrictions(cluster):
     """With runs as Dask tasks, each partition runs on its device's worker:
     the restrictions survive Dask's graph optimisation (dask/dask#7036)."""
