@@ -31,7 +31,6 @@ import functools
 import inspect
 import logging
 import os
-import re
 import sys
 import tempfile
 import time
@@ -120,40 +119,39 @@ class WarmStartSettings:
     """Which variables to initialise from ``ckpt_to_initialize_from`` when training starts without a checkpoint.
 
     ``vars_to_warm_start`` is a regular expression over the trainable
-    variables' names (default ``'.*'``) or a list of names;
-    ``var_name_to_prev_var_name`` renames variables to their checkpoint names.
-    Vocabulary remapping (``var_name_to_vocab_info``) is not supported.
+    variables' names (default ``'.*'``), a list of regular expressions or
+    variables (over all global variables), or None (only the variables given a
+    ``VocabInfo``); ``var_name_to_vocab_info`` remaps vocabulary-indexed
+    variables (``tf.train.VocabInfo``); ``var_name_to_prev_var_name`` renames
+    variables to their checkpoint names. The estimator applies them with
+    ``tf.train.warm_start``.
     """
 
     def __init__(self, ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_vocab_info=None,
                  var_name_to_prev_var_name=None):
         if not ckpt_to_initialize_from:
             raise ValueError("`ckpt_to_initialize_from` MUST be set in WarmStartSettings")
-        if var_name_to_vocab_info:
-            raise NotImplementedError("WarmStartSettings(var_name_to_vocab_info=...) is not supported by dflow: "
-                                      "vocabulary remapping of embeddings is not implemented.")
         self.ckpt_to_initialize_from = ckpt_to_initialize_from
         self.vars_to_warm_start = vars_to_warm_start
         self.var_name_to_vocab_info = var_name_to_vocab_info or {}
         self.var_name_to_prev_var_name = var_name_to_prev_var_name or {}
 
 
-def _warm_start(settings: WarmStartSettings) -> None:
-    from dflow.framework.graph import GraphKeys
-    from dflow.train.checkpoint_utils import init_from_checkpoint
+def _default_warm_start_settings(path: str) -> WarmStartSettings:
+    """TF's reading of ``warm_start_from=path``: a SavedModel directory warm-starts from its
+    variables, anything else is a checkpoint (or a directory of them)."""
+    variables = os.path.join(path, "variables", "variables")
+    if os.path.exists(variables + ".index"):
+        _log.info("Warm-starting from a SavedModel")
+        return WarmStartSettings(variables)
+    return WarmStartSettings(path)
 
-    if isinstance(settings.vars_to_warm_start, str):
-        pattern = re.compile(settings.vars_to_warm_start)
-        variables = [v for v in _graph.get_collection(GraphKeys.TRAINABLE_VARIABLES) if pattern.match(v.op.name)]
-    elif settings.vars_to_warm_start is None:
-        variables = []
-    else:
-        wanted = set(settings.vars_to_warm_start)
-        variables = [v for v in _graph.get_collection(GraphKeys.GLOBAL_VARIABLES) if v.op.name in wanted]
-    _log.info("Warm-starting from: %s", settings.ckpt_to_initialize_from)
-    assignment = {settings.var_name_to_prev_var_name.get(v.op.name, v.op.name): v for v in variables}
-    if assignment:
-        init_from_checkpoint(settings.ckpt_to_initialize_from, assignment)
+
+def _warm_start(settings: WarmStartSettings) -> None:
+    from dflow.train.warm_starting import warm_start
+
+    warm_start(settings.ckpt_to_initialize_from, settings.vars_to_warm_start, settings.var_name_to_vocab_info,
+               settings.var_name_to_prev_var_name)
 
 
 def _get_replica_device_setter(config: RunConfig):
@@ -215,7 +213,7 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         if isinstance(warm_start_from, (str, os.PathLike)):
-            warm_start_from = WarmStartSettings(os.fspath(warm_start_from))
+            warm_start_from = _default_warm_start_settings(os.fspath(warm_start_from))
         elif warm_start_from is not None and not isinstance(warm_start_from, WarmStartSettings):
             raise ValueError("warm_start_from must be a string or a WarmStartSettings, instead got "
                              f"{type(warm_start_from)}")

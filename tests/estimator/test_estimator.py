@@ -315,3 +315,62 @@ def test_train_and_evaluate_on_local_cluster(tmp_path):
     assert metrics["loss"] < 0.01  # 0.69 before training
     assert exports == []
     assert est.latest_checkpoint() is not None
+
+
+# -- warm_start_from: tf.train.warm_start's figures (TF 2.15, tests/train/test_utils_warm_start.py) ----------
+
+def _old_model(tmp_path):
+    (tmp_path / "old_vocab.txt").write_text("apple\nbanana\ncherry\n")
+    (tmp_path / "new_vocab.txt").write_text("cherry\ndate\napple\n")
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", initializer=np.arange(6, dtype=np.float32).reshape(3, 2))
+        tf.get_variable("dense/kernel", initializer=np.array([[1.0, 2.0]], np.float32))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            (tmp_path / "old").mkdir()
+            path = tf.train.Saver().save(s, str(tmp_path / "old" / "model"))
+            export = str(tmp_path / "export")
+            tf.saved_model.simple_save(s, export, {"ids": tf.placeholder(tf.int32, [None])}, {"emb": tf.identity(emb)})
+    return path, export
+
+
+def _embedding_model_fn(features, labels, mode):
+    emb = tf.get_variable("emb", [5, 2], initializer=tf.ones_initializer())
+    kernel = tf.get_variable("dense/kernel", [1, 2], initializer=tf.zeros_initializer())
+    pred = tf.reduce_sum(tf.nn.embedding_lookup(emb, features)) * tf.reduce_sum(kernel)
+    loss = tf.square(pred - 0.0)
+    train = tf.train.GradientDescentOptimizer(0.0).minimize(loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+
+def _input_fn():
+    return tf.constant([0, 1]), tf.constant(0.0)
+
+
+def test_warm_start_with_vocabulary_remapping(tmp_path):
+    path, _ = _old_model(tmp_path)
+    vi = tf.train.VocabInfo(new_vocab=str(tmp_path / "new_vocab.txt"), new_vocab_size=3, num_oov_buckets=2,
+                            old_vocab=str(tmp_path / "old_vocab.txt"), backup_initializer=tf.ones_initializer())
+    settings = tf.estimator.WarmStartSettings(path, vars_to_warm_start=["emb", "dense"],
+                                              var_name_to_vocab_info={"emb": vi})
+    est = tf.estimator.Estimator(_embedding_model_fn, model_dir=str(tmp_path / "new"), warm_start_from=settings)
+    est.train(_input_fn, steps=1)  # a learning rate of 0: the values are the warm-started ones
+    # cherry <- old row 2, date (new) and the two OOV rows <- backup ones, apple <- old row 0
+    assert est.get_variable_value("emb").tolist() == [[4.0, 5.0], [1.0, 1.0], [0.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    assert est.get_variable_value("dense/kernel").tolist() == [[1.0, 2.0]]
+    with pytest.raises(ValueError, match="var_name_to_vocab_info that were not used"):
+        tf.estimator.Estimator(_embedding_model_fn, model_dir=str(tmp_path / "typo"), warm_start_from=(
+            tf.estimator.WarmStartSettings(path, vars_to_warm_start=["dense"], var_name_to_vocab_info={"embb": vi})
+        )).train(_input_fn, steps=1)
+
+
+def test_warm_start_from_a_saved_model_directory(tmp_path):
+    _, export = _old_model(tmp_path)
+    est = tf.estimator.Estimator(_embedding_model_fn, model_dir=str(tmp_path / "new"), warm_start_from=export)
+    with pytest.raises(ValueError, match=r"Shape of variable emb:0 \(\(5, 2\)\) doesn't match"):
+        est.train(_input_fn, steps=1)  # its variables are found, and emb is [3, 2] there
+    vi = tf.train.VocabInfo(str(tmp_path / "new_vocab.txt"), 3, 2, str(tmp_path / "old_vocab.txt"))
+    est = tf.estimator.Estimator(_embedding_model_fn, model_dir=str(tmp_path / "new2"), warm_start_from=(
+        tf.estimator.WarmStartSettings(export + "/variables/variables", var_name_to_vocab_info={"emb": vi})))
+    est.train(_input_fn, steps=1)
+    assert est.get_variable_value("emb").tolist() == [[4.0, 5.0], [0.0, 0.0], [0.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
