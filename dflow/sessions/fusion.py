@@ -1,12 +1,13 @@
 """Fused ops: a product with the bias add and activation that finish it (TF's remapper).
 
 TF1's default graph optimizer (grappler's remapper) runs ``MatMul`` or ``Conv2D``, then
-``BiasAdd`` (or an ``Add`` of a bias row), then ``Relu``, as one ``_FusedMatMul`` or
-``_FusedConv2D`` op. dflow does the same when it compiles a partition's program: the product
-writes the bias into its output first and adds itself to it in the one BLAS call
-(``_blas.biased_product``), then applies the activation to each block of the output while
-the block is fresh. Each separate op would read and write the whole output once more (a
-language model's 700 x 10 000 logits plus their bias: 16.3 against 9.6 ms).
+``BiasAdd`` (or an ``Add`` of a bias row), then an activation (``Relu``, ``Relu6``, ``Elu``,
+``LeakyRelu``, ``Tanh``, ``Sigmoid``), as one ``_FusedMatMul`` or ``_FusedConv2D`` op.
+dflow does the same when it compiles a partition's program: the product writes the bias into
+its output first and adds itself to it in the one BLAS call (``_blas.biased_product``), then
+applies the activation to each block of the output while the block is fresh. Each separate
+op would read and write the whole output once more (a language model's 700 x 10 000 logits
+plus their bias: 16.3 against 9.6 ms).
 
 A chain is fused when, in the partition:
 
@@ -68,7 +69,25 @@ def _relu_in_place(block):
     np.maximum(block, block.dtype.type(0), out=block)  # the Relu kernel's arithmetic
 
 
-ACTIVATIONS = {"Relu": _relu_in_place}
+def _tanh_in_place(block):
+    np.tanh(block, out=block)  # the Tanh kernel is np.tanh
+
+
+# Activations a fused op applies to each block of its output: in place where that is the kernel's
+# own arithmetic, else the activation's kernel on the block, copied back (the same values).
+ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid")
+_IN_PLACE = {"Relu": _relu_in_place, "Tanh": _tanh_in_place}
+
+
+def _finish(act_type: str, kernel):
+    in_place = _IN_PLACE.get(act_type)
+    if in_place is not None:
+        return in_place
+
+    def finish(block):
+        np.copyto(block, kernel(block))
+
+    return finish
 
 
 @dataclass(frozen=True)
@@ -174,7 +193,7 @@ def fused_kernel(fusion: Fusion, ops: list, kernels: list, attribute):
     act = chain[2] if len(chain) > 2 else None
     k_head, k_bias = kernels[fusion.positions[0]], kernels[fusion.positions[1]]
     k_act = kernels[fusion.positions[2]] if act is not None else None
-    finish = ACTIVATIONS[act._type] if act is not None else None
+    finish = _finish(act._type, k_act) if act is not None else None
     n_head = len(head._inputs)
     dtype = head._outputs[0].dtype._np
     channels = _channels(head._outputs[0])  # an int: a Dimension's arithmetic would cost each call

@@ -290,3 +290,13 @@ def test_chains_in_a_loop_body_are_fused_too(monkeypatch):
     np.testing.assert_allclose(fused, plain, rtol=1e-6, atol=1e-7)
     assert (fused > 0).any()
     assert calls == ["Relu"] * 5  # the body's chain, once a step; none with fusion off
+
+
+@pytest.mark.parametrize("activation", [tf.nn.relu, tf.nn.relu6, tf.nn.elu, tf.nn.tanh, tf.nn.sigmoid,
+                                        lambda x: tf.nn.leaky_relu(x, 0.3)])
+def test_every_fused_activation_gives_its_ops_values(monkeypatch, activation):
+    x = tf.constant(_rand(300, 16) * 20)  # 300 x 24 outputs: the fused path, values past relu6's 6
+    y = activation(tf.nn.bias_add(tf.matmul(x, tf.constant(_rand(16, 24))), tf.constant(_rand(24) * 10)))
+    fused, plain, ft, _ = _both(y, monkeypatch)
+    np.testing.assert_array_equal(fused, plain)  # a 16-deep product: BLAS does not split it
+    assert ft[y.op.name] == "_FusedMatMul"
