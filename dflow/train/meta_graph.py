@@ -13,8 +13,9 @@ reads, one JSON document (never pickle)::
 
 A collection item is a variable (its ``VariableV2`` op, initializer, read
 snapshot, initial value and ``trainable``, TF1's ``VariableDef``), a tensor
-or op by name, a ``SaverDef`` (the ``savers`` collection), or a JSON value
-(string, bytes, number, bool, None). A collection holding anything else is
+or op by name, a ``SaverDef`` (the ``savers`` collection), a ``QueueRunnerDef``
+(the ``queue_runners`` collection: ``start_queue_runners`` works after an
+import), or a JSON value (string, bytes, number, bool, None). A collection holding anything else is
 skipped with a warning, as TF1 does. On import, each variable becomes one
 ``tf.Variable`` again, shared by every collection that held it, so
 ``tf.global_variables()``, ``tf.trainable_variables()``,
@@ -105,6 +106,7 @@ class _Unsupported(Exception):
 
 def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
     from dflow.ops.variables import Variable
+    from dflow.train.queue_runner import QueueRunner
     from dflow.train.saver import Saver
 
     out = []
@@ -126,6 +128,9 @@ def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
         elif isinstance(item, Saver):
             if item.saver_def is not None and item._graph is graph:
                 out.append({"saver_def": item.saver_def.renamed(rename).to_dict()})
+        elif isinstance(item, QueueRunner):
+            if item.close_op.graph is graph and in_scope(item.name):
+                out.append({"queue_runner_def": item.to_proto().renamed(rename).to_dict()})
         elif item is None or isinstance(item, (bool, int, float, str, bytes)):
             out.append({"value": graph_io._Encoder(graph).value(item)})
         else:
@@ -163,6 +168,12 @@ def _decode_collections(collection_def: dict, importer, graph: Graph) -> None:
                 from dflow.train.saver import Saver
 
                 value = Saver(saver_def=SaverDef.from_dict(item["saver_def"]).renamed(importer.new_name))
+            elif "queue_runner_def" in item:
+                from dflow.train.queue_runner import QueueRunner, QueueRunnerDef
+
+                with graph.as_default():
+                    value = QueueRunner(queue_runner_def=QueueRunnerDef.from_dict(item["queue_runner_def"]).renamed(
+                        importer.new_name))
             elif "value" in item:
                 value = decoder.value(item["value"])
             else:

@@ -25,6 +25,63 @@ from dflow.framework.graph import GraphKeys, add_to_collection, get_collection, 
 _log = logging.getLogger("dflow")
 
 
+class QueueRunnerDef:
+    """What a ``QueueRunner`` is, by graph names (TF1's ``QueueRunnerDef`` proto): the queue,
+    its enqueue ops, close and cancel ops, and the error codes that mean the input ran dry.
+    Meta graphs store the ``QUEUE_RUNNERS`` collection as these."""
+
+    _FIELDS = ("queue_name", "enqueue_op_name", "close_op_name", "cancel_op_name", "queue_closed_exception_types")
+
+    def __init__(self, queue_name: str = "", enqueue_op_name=(), close_op_name: str = "", cancel_op_name: str = "",
+                 queue_closed_exception_types=()):
+        self.queue_name = queue_name
+        self.enqueue_op_name = list(enqueue_op_name)
+        self.close_op_name = close_op_name
+        self.cancel_op_name = cancel_op_name
+        self.queue_closed_exception_types = list(queue_closed_exception_types)
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self._FIELDS}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> QueueRunnerDef:
+        """The ``QueueRunnerDef`` of ``to_dict``'s output; ``ValueError`` naming the field for anything
+        else (a meta graph file is input)."""
+        if not isinstance(d, dict) or not set(d) <= set(cls._FIELDS):
+            raise ValueError(f"Not a QueueRunnerDef: {d!r:.200}")
+        for key in ("queue_name", "close_op_name", "cancel_op_name"):
+            if not isinstance(d.get(key, ""), str):
+                raise ValueError(f"QueueRunnerDef field {key} must be a string, got {d[key]!r:.100}")
+        names = d.get("enqueue_op_name", [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError(f"QueueRunnerDef field enqueue_op_name must be a list of strings, got {names!r:.100}")
+        codes = d.get("queue_closed_exception_types", [])
+        if not isinstance(codes, list) or not all(type(c) is int and c in errors._BY_CODE for c in codes):
+            raise ValueError(f"QueueRunnerDef field queue_closed_exception_types must be a list of error codes, "
+                             f"got {codes!r:.100}")
+        return cls(**d)
+
+    def renamed(self, rename) -> QueueRunnerDef:
+        """A copy with every graph name passed through ``rename`` (import/export scopes)."""
+        return QueueRunnerDef(rename(self.queue_name), [rename(n) for n in self.enqueue_op_name],
+                              rename(self.close_op_name) if self.close_op_name else "",
+                              rename(self.cancel_op_name) if self.cancel_op_name else "",
+                              self.queue_closed_exception_types)
+
+    def __eq__(self, other):
+        return isinstance(other, QueueRunnerDef) and self.to_dict() == other.to_dict()
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"QueueRunnerDef({self.to_dict()})"
+
+
+def _scoped(import_scope):
+    prefix = import_scope.rstrip("/") + "/" if import_scope else ""
+    return lambda name: prefix + name
+
+
 @tf_export("train.QueueRunner", "train.queue_runner.QueueRunner")
 class QueueRunner:
     """Holds enqueue ops for ``queue``, each to be run in a loop in its own thread.
@@ -43,8 +100,10 @@ class QueueRunner:
     def __init__(self, queue=None, enqueue_ops=None, close_op=None, cancel_op=None,
                  queue_closed_exception_types=None, queue_runner_def=None, import_scope=None):
         if queue_runner_def is not None:
-            raise NotImplementedError("QueueRunner(queue_runner_def=...) is not supported: dflow has no "
-                                      "QueueRunnerDef protos; build the QueueRunner from its queue and ops.")
+            if queue or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+            return
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         if queue_closed_exception_types is not None:
@@ -61,6 +120,39 @@ class QueueRunner:
         self._lock = threading.Lock()
         self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
+
+    def _init_from_proto(self, queue_runner_def, import_scope) -> None:
+        """TF1's: the queue (its op, by name), enqueue, close and cancel ops of the default graph."""
+        from dflow.framework.graph import get_default_graph
+
+        if not isinstance(queue_runner_def, QueueRunnerDef):
+            raise TypeError(f"queue_runner_def must be a QueueRunnerDef, got {type(queue_runner_def).__name__}")
+        graph, scoped = get_default_graph(), _scoped(import_scope)
+        element = lambda name: graph.as_graph_element(scoped(name))  # noqa: E731
+        self._queue = element(queue_runner_def.queue_name)
+        self._enqueue_ops = [element(n) for n in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        self._queue_closed_exception_types = tuple(
+            errors.exception_type_from_error_code(c) for c in queue_runner_def.queue_closed_exception_types) or (
+            errors.OutOfRangeError,)
+        self._lock = threading.Lock()
+        self._runs_per_session = weakref.WeakKeyDictionary()
+        self._exceptions_raised = []
+
+    def to_proto(self, export_scope=None):
+        """This runner's ``QueueRunnerDef``; None when its queue is outside ``export_scope``."""
+        scope = export_scope.rstrip("/") + "/" if export_scope else ""
+        if scope and not self._queue.name.startswith(scope):
+            return None
+        strip = lambda name: name[len(scope):] if scope and name.startswith(scope) else name  # noqa: E731
+        return QueueRunnerDef(strip(self._queue.name), [strip(op.name) for op in self._enqueue_ops],
+                              strip(self._close_op.name), strip(self._cancel_op.name),
+                              [t.error_code for t in self._queue_closed_exception_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def, import_scope=None):
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     @property
     def queue(self):

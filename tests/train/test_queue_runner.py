@@ -214,3 +214,56 @@ def test_a_stop_caused_by_a_lost_task_leaves_the_queue_open_for_the_next_session
                 sess.run(release)  # lets the enqueue thread, blocked on the full queue, finish
                 for t in threads:
                     t.join(10)
+
+
+# -- QueueRunnerDef: to_proto, from_proto and meta graphs (TF1's names and fields) --------------------------
+
+
+def test_a_runner_round_trips_through_its_queue_runner_def(sess):
+    src = source_queue(sess, 5)
+    q = tf.FIFOQueue(10, tf.int32, shapes=[[]])
+    qr = tf.train.QueueRunner(q, [q.enqueue(src.dequeue())], queue_closed_exception_types=(tf.errors.OutOfRangeError,))
+    proto = qr.to_proto()
+    assert proto.to_dict() == {"queue_name": "fifo_queue", "enqueue_op_name": ["fifo_queue_enqueue"],
+                               "close_op_name": "fifo_queue_Close", "cancel_op_name": "fifo_queue_Close_1",
+                               "queue_closed_exception_types": [11]}  # TF 2.15's names and code
+    again = tf.train.QueueRunner.from_proto(proto)
+    assert again.name == "fifo_queue" and again.enqueue_ops == qr.enqueue_ops
+    assert again.queue_closed_exception_types == (tf.errors.OutOfRangeError,)
+    for t in again.create_threads(sess, start=True):
+        t.join()
+    assert drain(sess, q.dequeue()) == [0, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        tf.train.QueueRunner(q, [q.enqueue(1)], queue_runner_def=proto)
+    assert qr.to_proto(export_scope="elsewhere") is None
+
+
+def test_bad_queue_runner_defs_are_value_errors():
+    from dflow.train.queue_runner import QueueRunnerDef
+
+    for bad, field in (({"queue_name": 3}, "queue_name"), ({"enqueue_op_name": "x"}, "enqueue_op_name"),
+                       ({"queue_closed_exception_types": [999]}, "queue_closed_exception_types")):
+        with pytest.raises(ValueError, match=field):
+            QueueRunnerDef.from_dict(bad)
+    with pytest.raises(ValueError, match="Not a QueueRunnerDef"):
+        QueueRunnerDef.from_dict({"queue": "q"})
+
+
+def test_an_imported_meta_graph_brings_its_queue_runners(tmp_path):
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(10, tf.float32, shapes=[[]], name="q")
+        counter = tf.Variable(0.0, name="counter")
+        tf.train.add_queue_runner(tf.train.QueueRunner(q, [q.enqueue(tf.assign_add(counter, 1.0))]))
+        q.dequeue(name="next")
+        tf.train.export_meta_graph(str(tmp_path / "model.meta"))
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(str(tmp_path / "model.meta"), import_scope="restored")
+        (runner,) = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        assert runner.name == "restored/q"
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(s, coord=coord)
+            assert sorted(float(s.run("restored/next:0")) for _ in range(3)) == [1.0, 2.0, 3.0]
+            coord.request_stop()
+            coord.join(threads)
