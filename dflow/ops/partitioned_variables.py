@@ -25,17 +25,50 @@ from dflow.framework.graph import name_scope
 from dflow.framework.tensor_shape import TensorShape, as_shape
 
 
+class SaveSliceInfoDef:
+    """TF1's ``SaveSliceInfoDef`` proto as a record: ``full_name``, ``full_shape``, ``var_offset``
+    and ``var_shape`` of a variable that is a slice of a partitioned one."""
+
+    def __init__(self, full_name: str = "", full_shape=(), var_offset=(), var_shape=()):
+        self.full_name = full_name
+        self.full_shape = [int(d) for d in full_shape]
+        self.var_offset = [int(d) for d in var_offset]
+        self.var_shape = [int(d) for d in var_shape]
+
+    def __eq__(self, other):
+        return isinstance(other, SaveSliceInfoDef) and vars(self) == vars(other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"SaveSliceInfoDef({vars(self)})"
+
+
+def scope_prefix(scope) -> str:
+    """``"scope/"`` for a name scope given as ``"scope"`` or ``"scope/"``; ``""`` for None or empty."""
+    return scope.rstrip("/") + "/" if scope else ""
+
+
 class SaveSliceInfo:
     """Where a variable sits in the full variable it is a slice of (``tf.Variable.SaveSliceInfo``)."""
 
     def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None, save_slice_info_def=None,
                  import_scope=None):
         if save_slice_info_def is not None:
-            raise NotImplementedError("SaveSliceInfo(save_slice_info_def=...): dflow has no SaveSliceInfoDef protos")
+            d = save_slice_info_def
+            full_name, full_shape, var_offset, var_shape = (scope_prefix(import_scope) + d.full_name, d.full_shape,
+                                                            d.var_offset, d.var_shape)
         self.full_name = full_name
         self.full_shape = list(full_shape)
         self.var_offset = list(var_offset)
         self.var_shape = list(var_shape)
+
+    def to_proto(self, export_scope=None):
+        """This slice's ``SaveSliceInfoDef``; None when the full variable is outside ``export_scope``."""
+        prefix = scope_prefix(export_scope)
+        if prefix and not self.full_name.startswith(prefix):
+            return None
+        return SaveSliceInfoDef(self.full_name[len(prefix):], self.full_shape, self.var_offset, self.var_shape)
 
     @property
     def spec(self) -> str:

@@ -289,3 +289,57 @@ def test_shared_name_reused_with_another_dtype_or_shape_is_invalid_argument():
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"float32 \(3,\)"):
             s.run(c)
         assert s.run(a).tolist() == [1.0, 2.0]
+
+
+# -- VariableDef and SaveSliceInfoDef (TF 2.15, compat.v1 ref variables: /tmp/ref/vdef.py) --------------------
+
+def test_variable_defs_name_the_variables_ops_as_tf():
+    from dflow.ops.partitioned_variables import SaveSliceInfoDef
+    from dflow.ops.variables import VariableDef
+
+    v = tf.Variable([1.0, 2.0], name="v")
+    assert v.to_proto() == VariableDef("v:0", "v/initial_value:0", "v/Assign", "v/read:0", trainable=True)
+    with tf.name_scope("outer"):
+        w = tf.Variable(3.0, name="w", trainable=False)
+    assert w.to_proto(export_scope="outer") == VariableDef("w:0", "w/initial_value:0", "w/Assign", "w/read:0")
+    assert w.to_proto(export_scope="other") is None
+    part = list(tf.get_variable("p", [4, 2], partitioner=tf.fixed_size_partitioner(2)))[1]
+    proto = part.to_proto()
+    assert (proto.variable_name, proto.initial_value_name) == ("p/part_1:0", "p/part_1/Initializer/random_uniform:0")
+    assert proto.save_slice_info_def == SaveSliceInfoDef("p", [4, 2], [2, 0], [2, 2])
+    assert part._save_slice_info.to_proto() == proto.save_slice_info_def
+
+
+def test_a_variable_from_its_def_is_the_same_variable():
+    v = tf.Variable([1.0, 2.0], name="v")
+    again = tf.Variable(variable_def=v.to_proto())
+    assert (again.name, again.initializer.name, again.value().name, again.initial_value.name, again.trainable) == (
+        "v:0", "v/Assign", "v/read:0", "v/initial_value:0", True)
+    assert again not in tf.global_variables()  # as TF: no collections joined
+    with tf.Session() as s:
+        s.run(again.initializer)
+        np.testing.assert_array_equal(s.run(v), [1.0, 2.0])
+        s.run(again.assign_add([1.0, 1.0]))
+        np.testing.assert_array_equal(s.run(v), [2.0, 3.0])  # one variable
+    part = list(tf.get_variable("p", [4, 2], partitioner=tf.fixed_size_partitioner(2)))[1]
+    assert tf.Variable.from_proto(part.to_proto())._save_slice_info.spec == "4 2 2,2:0,2"
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        tf.Variable(1.0, variable_def=v.to_proto())
+    with pytest.raises(ValueError, match="VariableV2"):
+        bad = v.to_proto()
+        bad.variable_name = "v/read:0"
+        tf.Variable(variable_def=bad)
+
+
+def test_variable_defs_under_an_import_scope(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.Variable(5.0, name="v")
+        proto = v.to_proto()
+        tf.train.export_meta_graph(str(tmp_path / "m.meta"))
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(str(tmp_path / "m.meta"), import_scope="copy")
+        again = tf.Variable.from_proto(proto, import_scope="copy")
+        assert again.name == "copy/v:0"
+        with tf.Session() as s:
+            s.run(again.initializer)
+            assert s.run(again) == 5.0
