@@ -211,8 +211,7 @@ class CriticalSection:
 
     def __init__(self, name=None, shared_name=None, critical_section_def=None, import_scope=None):
         if critical_section_def is not None:
-            raise NotImplementedError("CriticalSection(critical_section_def=...) is not supported: dflow has no "
-                                      "CriticalSectionDef protos; create the section with a shared_name.")
+            raise ValueError("Argument `critical_section_def` is not supported.")  # TF 2.15's own refusal
         with name_scope(name, "CriticalSection", []) as scope, control_dependencies(None):
             self._handle = apply_op("MutexV2", [], {"container": "", "shared_name": shared_name or ""},
                                     name=scope).outputs[0]

@@ -167,3 +167,8 @@ def test_exclusive_resource_access_between_sections():
     w = tf.Variable(0, name="w")
     cs1.execute(lambda: w.assign_add(1), exclusive_resource_access=False)
     cs2.execute(lambda: w.assign_add(1), exclusive_resource_access=False)
+
+
+def test_a_critical_section_def_is_refused_as_tf_refuses_it():
+    with pytest.raises(ValueError, match="Argument `critical_section_def` is not supported."):  # TF 2.15
+        tf.CriticalSection(critical_section_def=object())
