@@ -124,6 +124,7 @@ from dflow.framework import graph_util as _graph_util  # noqa: F401, E402 - tf.g
 from dflow.platform import versions as _versions  # noqa: F401, E402 - tf.version.*, tf.VERSION
 from dflow.platform import resource_loader as _resource_loader  # noqa: F401, E402 - tf.resource_loader.*
 from dflow.platform import tf_config as _tf_config  # noqa: F401, E402 - tf.config.*
+from dflow.ops import audio_ops as _audio_ops  # noqa: F401, E402 - tf.audio.encode_wav/decode_wav
 from dflow.ops import image_codecs as _image_codecs  # noqa: F401, E402 - tf.image/tf.io decode_*/encode_*
 from dflow.framework import tensor_util as _tensor_util  # noqa: F401, E402 - tf.is_tensor, tf.make_tensor_proto, ...
 from dflow.ops import shape_utils as _shape_utils  # noqa: F401, E402 - tf.ensure_shape, tf.broadcast_*_shape

@@ -34,7 +34,6 @@ LEFT_OUT = {
     "autograph": "graphs are built by tracing Python: no AutoGraph conversion",
     "sysconfig": "TF's compiler and library paths: dflow has no compiled library",
     "user_ops": "TF's example custom op",
-    "audio": "audio decoding is not implemented",
 }
 
 

@@ -320,19 +320,113 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
     return merge(summary_ops, name=name)
 
 
-def _unsupported(what: str):
-    def fn(*args, **kwargs):
-        raise NotImplementedError(f"tf.summary.{what} is not supported by dflow (it would need an "
-                                  f"{'image' if what == 'image' else 'audio'} encoder); use "
-                                  f"tf.summary.scalar, histogram, text or tensor_summary.")
+# -- ImageSummary and AudioSummaryV2 (tensorflow/core/kernels/summary_image_op.cc, summary_audio_op.cc) ------
 
-    fn.__name__ = what
-    fn.__doc__ = f"Not supported by dflow: raises NotImplementedError (TF1's tf.summary.{what})."
-    return fn
+_IMAGE_DTYPES = (dtypes.uint8, dtypes.float32, dtypes.float16, dtypes.float64)
+_BAD_COLOR = (255, 0, 0, 255)  # TF's default: opaque red for pixels with a non-finite value
 
 
-image = tf_export("summary.image")(_unsupported("image"))
-audio = tf_export("summary.audio")(_unsupported("audio"))
+def _normalized_image(image: np.ndarray, bad_color) -> np.ndarray:
+    """TF's ``NormalizeFloatImage``: finite values scaled so the largest is 255 (all >= 0), or
+    shifted so 0 is 128 and scaled by 127 over the largest magnitude (any < 0), in the input's
+    dtype, truncated to uint8; a pixel with a non-finite channel takes ``bad_color``."""
+    t = image.dtype.type
+    finite = np.isfinite(image).all(axis=-1)
+    values = image[finite]
+    low, high = (values.min(), values.max()) if values.size else (t(np.inf), t(-np.inf))
+    if low < 0:
+        biggest = max(abs(low), abs(high))
+        scale, offset = (t(0) if biggest < 1e-6 else t(127) / biggest), t(128)
+    else:
+        scale, offset = (t(0) if high < 1e-6 else t(255) / high), t(0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = (image * scale + offset).astype(np.uint8)
+    out[~finite] = np.asarray(bad_color, np.uint8)[:image.shape[-1]]
+    return out
+
+
+def _image_kernel(tensor, *, tag, max_images, bad_color):
+    from dflow.ops.image_png import encode_png_array
+
+    t = _to_numpy(tensor)
+    if t.ndim != 4 or t.shape[-1] not in (1, 3, 4):
+        raise errors.InvalidArgumentError(
+            None, None, f"Tensor must be 4-D with last dim 1, 3, or 4, not {_shape_str(t.shape)}")
+    values = []
+    for i in range(min(t.shape[0], max_images)):
+        image = t[i] if t.dtype == np.uint8 else _normalized_image(t[i], bad_color)
+        h, w, c = image.shape
+        values.append(Summary.Value(
+            tag=f"{tag}/image" if max_images == 1 else f"{tag}/image/{i}",
+            image=Summary.Image(height=h, width=w, colorspace=c, encoded_image_string=encode_png_array(image))))
+    return _string_scalar(Summary(value=values).SerializeToString())
+
+
+def _audio_kernel(tensor, sample_rate, *, tag, max_outputs):
+    from dflow.ops.audio_ops import encode_wav_bytes
+
+    t = _to_numpy(tensor)
+    if t.ndim not in (2, 3):
+        raise errors.InvalidArgumentError(None, None, f"Tensor must be 3-D or 2-D, got: {_shape_str(t.shape)}")
+    rate = float(_to_numpy(sample_rate))
+    if rate <= 0:
+        raise errors.InvalidArgumentError(None, None, f"sample_rate must be > 0 (tag '{tag}'), got {rate}")
+    clips = t if t.ndim == 3 else t[:, :, None]
+    values = []
+    for i in range(min(clips.shape[0], max_outputs)):
+        frames, channels = clips[i].shape
+        values.append(Summary.Value(
+            tag=f"{tag}/audio" if max_outputs == 1 else f"{tag}/audio/{i}",
+            audio=Summary.Audio(sample_rate=rate, num_channels=channels, length_frames=frames,
+                                encoded_audio_string=encode_wav_bytes(clips[i], int(rate)), content_type="audio/wav")))
+    return _string_scalar(Summary(value=values).SerializeToString())
+
+
+register("ImageSummary", infer=_summary_infer, kernel=_image_kernel, gpu=False, foldable=False)
+register("AudioSummaryV2", infer=_summary_infer, kernel=_audio_kernel, gpu=False, foldable=False)
+not_differentiable("ImageSummary")
+not_differentiable("AudioSummaryV2")
+
+
+def _check_max_outputs(max_outputs) -> int:
+    if not isinstance(max_outputs, (int, np.integer)) or isinstance(max_outputs, bool) or max_outputs < 1:
+        raise ValueError(f"max_outputs must be a positive integer, got {max_outputs!r}")
+    return int(max_outputs)
+
+
+@tf_export("summary.image")
+def image(name, tensor, max_outputs=3, collections=None, family=None):
+    """A ``Summary`` of up to ``max_outputs`` images of ``tensor``, as PNGs.
+
+    ``tensor`` is ``[batch, height, width, channels]`` with 1, 3 or 4 channels; the tags are
+    ``name/image/i`` (``name/image`` when ``max_outputs`` is 1). uint8 pixels are written as
+    they are; float pixels are scaled to 0 - 255 per image, as TF1 does (non-finite pixels red).
+    """
+    max_outputs = _check_max_outputs(max_outputs)
+    with summary_scope(name, family, values=_graph_values(tensor)) as (tag, scope):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        _check_dtype(tensor, _IMAGE_DTYPES, "tensor", "ImageSummary")
+        val = apply_op("ImageSummary", [tensor], {"tag": tag, "max_images": max_outputs,
+                                                  "bad_color": _BAD_COLOR}, name=scope).outputs[0]
+        _collect(val, collections, [GraphKeys.SUMMARIES])
+    return val
+
+
+@tf_export("summary.audio")
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
+    """A ``Summary`` of up to ``max_outputs`` clips of ``tensor``, as 16-bit WAV files.
+
+    ``tensor`` is float ``[batch, frames, channels]`` or ``[batch, frames]`` at ``sample_rate``
+    Hz; the tags are ``name/audio/i`` (``name/audio`` when ``max_outputs`` is 1).
+    """
+    max_outputs = _check_max_outputs(max_outputs)
+    with summary_scope(name, family=family, values=_graph_values(tensor)) as (tag, scope):
+        tensor = convert_to_tensor(tensor, dtype=dtypes.float32, name="tensor")
+        rate = convert_to_tensor(sample_rate, dtype=dtypes.float32, name="sample_rate")
+        val = apply_op("AudioSummaryV2", [tensor, rate], {"tag": tag, "max_outputs": max_outputs},
+                       name=scope).outputs[0]
+        _collect(val, collections, [GraphKeys.SUMMARIES])
+    return val
 
 for _t in ("ScalarSummary", "HistogramSummary", "TensorSummaryV2", "MergeSummary"):
     not_differentiable(_t)

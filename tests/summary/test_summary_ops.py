@@ -157,9 +157,55 @@ def test_merge_duplicate_tags_fail():
         _run(tf.summary.merge([s, s]))
 
 
-def test_unsupported_summaries_raise_not_implemented():
-    with pytest.raises(NotImplementedError, match="image"):
-        tf.summary.image("img", tf.zeros([1, 2, 2, 3]))
-    with pytest.raises(NotImplementedError, match="audio"):
-        tf.summary.audio("snd", tf.zeros([1, 10]), 16000)
+# -- image and audio summaries: TF 2.15's tags, fields, decoded pixels and WAV bytes (/tmp/ref/imgsum.py) --------
+
+def _images(summary):
+    with tf.Session() as sess:
+        return [(v.tag, v.image.height, v.image.width, v.image.colorspace,
+                 sess.run(tf.image.decode_png(v.image.encoded_image_string)).tolist())
+                for v in tf.Summary.FromString(summary).value]
+
+
+def test_image_summaries_as_tf():
+    rng = np.random.RandomState(0)
+    u8 = rng.randint(0, 256, (2, 3, 4, 3)).astype(np.uint8)
+    fpos = (rng.rand(2, 2, 3, 1) * 5).astype(np.float32)
+    fneg = rng.randn(1, 2, 2, 4).astype(np.float32)
+    fnan = np.array([[[[0.5], [np.nan]], [[np.inf], [1.0]]]], np.float32)
+    s = tf.summary.image("u8", tf.constant(u8))
+    assert s.op.type == "ImageSummary" and s in tf.get_collection(tf.GraphKeys.SUMMARIES)
+    assert _images(_run(s)) == [("u8/image/0", 3, 4, 3, u8[0].tolist()), ("u8/image/1", 3, 4, 3, u8[1].tolist())]
+    assert _images(_run(tf.summary.image("one", tf.constant(u8), max_outputs=1))) == [
+        ("one/image", 3, 4, 3, u8[0].tolist())]
+    # floats: scaled so the largest is 255 (all >= 0), or 0 at 128 over the largest magnitude; red if not finite
+    assert _images(_run(tf.summary.image("fpos", tf.constant(fpos), max_outputs=1))) == [
+        ("fpos/image", 2, 3, 1, [[[165], [166], [255]], [[184], [97], [118]]])]
+    assert _images(_run(tf.summary.image("fneg", tf.constant(fneg)))) == [
+        ("fneg/image/0", 2, 2, 4, [[[59, 35, 16, 255], [94, 99, 46, 178]], [[22, 114, 69, 153], [94, 51, 126, 155]]])]
+    assert _images(_run(tf.summary.image("fnan", tf.constant(fnan)))) == [
+        ("fnan/image/0", 2, 2, 1, [[[127], [255]], [[255], [255]]])]
+    with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
+        tf.summary.image("i", tf.zeros([1, 2, 2, 3], tf.int32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"4-D with last dim 1, 3, or 4, not \[2,3,4,2\]"):
+        _run(tf.summary.image("y", tf.zeros([2, 3, 4, 2])))
+
+
+_WAV_HEADER_8K_MONO = [82, 73, 70, 70, 48, 0, 0, 0, 87, 65, 86, 69, 102, 109, 116, 32, 16, 0, 0, 0, 1, 0, 1, 0, 64,
+                       31, 0, 0, 128, 62, 0, 0, 2, 0, 16, 0, 100, 97, 116, 97, 12, 0, 0, 0]
+
+
+def test_audio_summaries_as_tf():
+    clips = (np.sin(np.arange(12) / 2.0).reshape(2, 6, 1) * 1.2).astype(np.float32)
+    s = tf.summary.audio("snd", tf.constant(clips), 8000, max_outputs=2)
+    values = tf.Summary.FromString(_run(s)).value
+    assert [(v.tag, v.audio.sample_rate, v.audio.num_channels, v.audio.length_frames, v.audio.content_type)
+            for v in values] == [("snd/audio/0", 8000.0, 1, 6, "audio/wav"), ("snd/audio/1", 8000.0, 1, 6, "audio/wav")]
+    assert list(values[0].audio.encoded_audio_string) == _WAV_HEADER_8K_MONO + [
+        0, 0, 164, 73, 255, 127, 255, 127, 255, 127, 237, 91]  # clamped to [-1, 1], as TF's bytes
+    assert list(values[1].audio.encoded_audio_string) == _WAV_HEADER_8K_MONO + [
+        173, 21, 31, 202, 193, 139, 0, 128, 0, 128, 161, 147]
+    flat = tf.Summary.FromString(_run(tf.summary.audio("flat", tf.zeros([2, 4]), 100, max_outputs=1))).value
+    assert [(v.tag, v.audio.num_channels, v.audio.length_frames) for v in flat] == [("flat/audio", 1, 4)]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Tensor must be 3-D or 2-D, got: \[3,4,1,1\]"):
+        _run(tf.summary.audio("a", tf.zeros([3, 4, 1, 1]), 100))
 
