@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework.protobuf import Field, Message
-from dflow.summary.proto import TensorProto, TensorShapeProto
+from dflow.summary.proto import DFLOW_META_GRAPH, MetaInfoDef, TensorProto, TensorShapeProto
 
 _DT_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
 
@@ -68,18 +68,6 @@ class AssetFileDef(Message):
 
     FIELDS = (Field(1, "tensor_info", TensorInfo), Field(2, "filename", "string"))
 
-
-class MetaInfoDef(Message):
-    FIELDS = (
-        Field(1, "meta_graph_version", "string"),
-        Field(4, "tags", "string", "repeated"),
-        Field(5, "tensorflow_version", "string"),
-        Field(6, "tensorflow_git_version", "string"),
-        Field(7, "stripped_default_attrs", "bool"),
-    )
-
-
-DFLOW_META_GRAPH = 1001
 
 
 class MetaGraphDef(Message):

@@ -14,7 +14,7 @@ a graph that TensorFlow could import and run.
 from __future__ import annotations
 
 from dflow.framework import dtypes
-from dflow.summary.proto import Field, Message, TensorShapeProto
+from dflow.summary.proto import DFLOW_META_GRAPH, Field, Message, MetaInfoDef, TensorShapeProto
 
 
 class AttrValue(Message):
@@ -127,3 +127,25 @@ def graph_def_from_dflow_graph_def(graph_def) -> GraphDefProto:
         attrs = {k: v for k, v in rec["attrs"].items() if not isinstance(v, dict)}
         g.node.append(_node(rec["name"], rec["type"], inputs, rec.get("device", ""), attrs, outputs))
     return g
+
+
+# -- tensorflow/core/protobuf/meta_graph.proto: what FileWriter.add_meta_graph writes -----------------------
+
+class MetaGraphDefProto(Message):
+    """TF's ``MetaGraphDef`` with its tags and graph (TensorBoard's fields), and dflow's meta graph
+    (``tf.train.import_meta_graph``'s JSON) in the field a SavedModel's meta graphs use for it."""
+
+    FIELDS = (
+        Field(1, "meta_info_def", MetaInfoDef),
+        Field(2, "graph_def", GraphDefProto),
+        Field(DFLOW_META_GRAPH, "dflow_meta_graph", "bytes"),
+    )
+
+
+def meta_graph_proto(meta_graph_def) -> MetaGraphDefProto:
+    """The ``MetaGraphDef`` proto of dflow's ``tf.MetaGraphDef``."""
+    info = meta_graph_def.meta_info_def or {}
+    return MetaGraphDefProto(
+        meta_info_def=MetaInfoDef(tags=[str(t) for t in info.get("tags", [])]),
+        graph_def=graph_def_from_dflow_graph_def(meta_graph_def.graph_def),
+        dflow_meta_graph=meta_graph_def.SerializeToString())

@@ -119,6 +119,67 @@ Summary.Value._set_fields((
 ))
 
 
+# -- tensorflow/core/framework/step_stats.proto, protobuf/config.proto (RunMetadata) ---------
+
+class NodeExecStatsProto(Message):
+    FIELDS = (
+        Field(1, "node_name", "string"),
+        Field(2, "all_start_micros", "int64"),
+        Field(3, "op_start_rel_micros", "int64"),
+        Field(4, "op_end_rel_micros", "int64"),
+        Field(5, "all_end_rel_micros", "int64"),
+        Field(8, "timeline_label", "string"),
+        Field(9, "scheduled_micros", "int64"),
+        Field(10, "thread_id", "uint32"),
+        Field(13, "all_start_nanos", "int64"),
+        Field(14, "op_start_rel_nanos", "int64"),
+        Field(15, "op_end_rel_nanos", "int64"),
+        Field(16, "all_end_rel_nanos", "int64"),
+    )
+
+
+class DeviceStepStatsProto(Message):
+    FIELDS = (Field(1, "device", "string"), Field(2, "node_stats", NodeExecStatsProto, "repeated"))
+
+
+class StepStatsProto(Message):
+    FIELDS = (Field(1, "dev_stats", DeviceStepStatsProto, "repeated"),)
+
+
+class RunMetadataProto(Message):
+    """TF's ``RunMetadata`` as TensorBoard reads it from a ``TaggedRunMetadata``: the step stats."""
+
+    FIELDS = (Field(1, "step_stats", StepStatsProto),)
+
+
+_NODE_STATS_FIELDS = tuple(f.name for f in NodeExecStatsProto.FIELDS)
+
+
+def run_metadata_proto(run_metadata) -> RunMetadataProto:
+    """The protocol buffer of a ``tf.RunMetadata``'s step stats."""
+    devices = []
+    for dev in run_metadata.step_stats.dev_stats:
+        nodes = [NodeExecStatsProto(**{k: getattr(n, k) for k in _NODE_STATS_FIELDS if getattr(n, k, None)})
+                 for n in dev.node_stats]
+        devices.append(DeviceStepStatsProto(device=dev.device, node_stats=nodes))
+    return RunMetadataProto(step_stats=StepStatsProto(dev_stats=devices))
+
+
+# -- tensorflow/core/protobuf/meta_graph.proto (shared with dflow.saved_model.proto) ------------
+
+class MetaInfoDef(Message):
+    FIELDS = (
+        Field(1, "meta_graph_version", "string"),
+        Field(4, "tags", "string", "repeated"),
+        Field(5, "tensorflow_version", "string"),
+        Field(6, "tensorflow_git_version", "string"),
+        Field(7, "stripped_default_attrs", "bool"),
+    )
+
+
+DFLOW_META_GRAPH = 1001  # the field of a MetaGraphDef that holds dflow's meta graph (a number TF does not use)
+
+
 # -- tensorflow/core/util/event.proto ----------------------------------------------------
 
 class SessionLog(Message):

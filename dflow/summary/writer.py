@@ -25,7 +25,7 @@ from dflow._api import tf_export
 from dflow.framework import errors, file_io
 from dflow.framework.graph import Graph, get_default_graph
 from dflow.summary import graph_def as _graph_def
-from dflow.summary.proto import Event, SessionLog, SourceMetadata, Summary
+from dflow.summary.proto import Event, SessionLog, SourceMetadata, Summary, TaggedRunMetadata, run_metadata_proto
 from dflow.summary.record_io import encode_record, read_records
 
 FILE_VERSION = "brain.Event:2"
@@ -160,6 +160,7 @@ class FileWriter:
                                       "by dflow; pass a logdir.")
         self.event_writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix)
         self._seen_summary_tags: set[str] = set()
+        self._run_metadata_tags: set[str] = set()
         self._closed = False
         if graph is not None or graph_def is not None:
             self.add_graph(graph=graph, graph_def=graph_def)
@@ -221,12 +222,28 @@ class FileWriter:
         self._add_event(Event(graph_def=proto.SerializeToString()), global_step)
 
     def add_meta_graph(self, meta_graph_def, global_step=None) -> None:
-        raise NotImplementedError("FileWriter.add_meta_graph is not supported by dflow (its MetaGraphDef is "
-                                  "not a TensorFlow protocol buffer); use add_graph.")
+        """Writes a ``tf.MetaGraphDef`` (``tf.train.export_meta_graph``'s) as TF's ``MetaGraphDef``
+        protocol buffer: its tags and a ``GraphDef`` of its graph, which TensorBoard shows, and
+        dflow's meta graph itself (in a field of its own)."""
+        from dflow.train.meta_graph import MetaGraphDef
+
+        if not isinstance(meta_graph_def, MetaGraphDef):
+            raise TypeError(f"meta_graph_def must be type MetaGraphDef, saw type: {type(meta_graph_def)}")
+        proto = _graph_def.meta_graph_proto(meta_graph_def)
+        self._add_event(Event(meta_graph_def=proto.SerializeToString()), global_step)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None) -> None:
-        raise NotImplementedError("FileWriter.add_run_metadata is not supported by dflow (its RunMetadata is "
-                                  "not a TensorFlow protocol buffer).")
+        """Writes the step stats of a traced run (``RunOptions(trace_level=FULL_TRACE)``) under
+        ``tag``: TensorBoard's graph shows each op's compute time from them."""
+        from dflow.sessions.config import RunMetadata
+
+        if not isinstance(run_metadata, RunMetadata):
+            raise TypeError(f"run_metadata must be a tf.RunMetadata, got {type(run_metadata).__name__}")
+        if tag in self._run_metadata_tags:
+            raise ValueError("The provided tag was already used for this event type")
+        self._run_metadata_tags.add(tag)
+        tagged = TaggedRunMetadata(tag=tag, run_metadata=run_metadata_proto(run_metadata).SerializeToString())
+        self._add_event(Event(tagged_run_metadata=tagged), global_step)
 
     def flush(self) -> None:
         """Writes every pending event to disk."""

@@ -217,8 +217,10 @@ def test_add_event_and_bad_inputs(tmp_path):
             writer.add_session_log("START")
         with pytest.raises(TypeError):
             writer.add_graph(object())
-        with pytest.raises(NotImplementedError):
+        with pytest.raises(TypeError, match="meta_graph_def must be type MetaGraphDef"):
             writer.add_meta_graph(None)
+        with pytest.raises(TypeError, match="tf.RunMetadata"):
+            writer.add_run_metadata(b"", "tag")
     assert (_events(tmp_path)[1].wall_time, _events(tmp_path)[1].step) == (5.0, 6)
 
 
@@ -257,3 +259,34 @@ def test_file_writer_cache(tmp_path):
     b = tf.summary.FileWriterCache.get(str(tmp_path))
     assert b is not a
     tf.summary.FileWriterCache.clear()
+
+
+def test_run_metadata_and_meta_graphs_for_tensorboard(tmp_path):
+    # TF 2.15's config_pb2.RunMetadata and meta_graph_pb2.MetaGraphDef parse these events (checked by
+    # hand); here dflow's own protos read them back.
+    from dflow.summary.graph_def import MetaGraphDefProto
+    from dflow.summary.proto import RunMetadataProto
+
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    y = tf.nn.relu(x + 1.0, name="y")
+    with tf.Session() as sess:
+        md = tf.RunMetadata()
+        sess.run(y, {x: np.ones((2, 3), np.float32)}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=md)
+    with tf.summary.FileWriter(str(tmp_path)) as writer:
+        writer.add_run_metadata(md, "step1", global_step=1)
+        with pytest.raises(ValueError, match="The provided tag was already used for this event type"):
+            writer.add_run_metadata(md, "step1")
+        writer.add_meta_graph(tf.train.export_meta_graph(), global_step=2)
+    tagged, meta = _events(tmp_path)[1:]
+    assert (tagged.step, tagged.tagged_run_metadata.tag, meta.step) == (1, "step1", 2)
+    (dev,) = RunMetadataProto.FromString(tagged.tagged_run_metadata.run_metadata).step_stats.dev_stats
+    want = {n.node_name: n for d in md.step_stats.dev_stats for n in d.node_stats}
+    assert dev.device == md.step_stats.dev_stats[0].device
+    assert {n.node_name: (n.timeline_label, n.all_start_micros, n.all_end_rel_micros) for n in dev.node_stats} == {
+        k: (n.timeline_label, n.all_start_micros, n.all_end_rel_micros) for k, n in want.items()}
+    proto = MetaGraphDefProto.FromString(meta.meta_graph_def)
+    assert [n.name for n in proto.graph_def.node] == [op.name for op in tf.get_default_graph().get_operations()]
+    restored = tf.MetaGraphDef.FromString(proto.dflow_meta_graph)
+    assert sorted(n["name"] for n in restored.graph_def.to_dict()["ops"]) == sorted(
+        op.name for op in tf.get_default_graph().get_operations())
