@@ -256,8 +256,6 @@ def tensor_summary(name, tensor, summary_description=None, collections=None, sum
     serialized = summary_metadata.SerializeToString()
     with summary_scope(name, family, values=_graph_values(tensor)) as (tag, scope):
         tensor = convert_to_tensor(tensor, name="tensor")
-        if tensor.dtype.is_complex:
-            raise NotImplementedError("dflow's tensor_summary does not encode complex tensors")
         val = apply_op("TensorSummaryV2", [tensor], {"tag": tag, "serialized_summary_metadata": serialized},
                        name=scope).outputs[0]
         _collect(val, collections, [GraphKeys.SUMMARIES])

@@ -209,3 +209,14 @@ def test_audio_summaries_as_tf():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Tensor must be 3-D or 2-D, got: \[3,4,1,1\]"):
         _run(tf.summary.audio("a", tf.zeros([3, 4, 1, 1]), 100))
 
+
+
+def test_complex_tensor_summaries_are_tfs_bytes():
+    # TF 2.15's bytes: the values as raw little-endian (real, imaginary) pairs in tensor_content
+    c64 = tf.summary.tensor_summary("c", tf.constant(np.array([1 + 2j, 3 - 1j], np.complex64)))
+    c128 = tf.summary.tensor_summary("d", tf.constant(np.array([[1 + 2j], [0.5 - 1j]], np.complex128)))
+    assert list(_run(c64)) == [10, 33, 10, 1, 99, 66, 26, 8, 8, 18, 4, 18, 2, 8, 2, 34, 16, 0, 0, 128, 63, 0, 0, 0, 64,
+                               0, 0, 64, 64, 0, 0, 128, 191, 74, 0]
+    assert list(_run(c128)) == [10, 53, 10, 1, 100, 66, 46, 8, 18, 18, 8, 18, 2, 8, 2, 18, 2, 8, 1, 34, 32, 0, 0, 0, 0,
+                                0, 0, 240, 63, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 224, 63, 0, 0, 0, 0, 0, 0,
+                                240, 191, 74, 0]
