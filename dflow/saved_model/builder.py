@@ -38,9 +38,35 @@ TRAIN_OP_SIGNATURE_KEY = "__saved_model_train_op"
 def _local_dir(path, what: str) -> str:
     path = os.fspath(path)
     if not file_io.is_local(path):
-        raise NotImplementedError(f"{what}: SavedModels are written and read on local file systems only, "
-                                  f"got {path!r}.")
+        raise NotImplementedError(f"{what}: edits SavedModels on local file systems only, got {path!r}.")
     return file_io.local_path(path)
+
+
+def _remote(path):
+    """``(fsspec file system, its path)`` for a directory on another file system (``s3://``,
+    ``gs://``, ``memory://``, ...), else None."""
+    path = os.fspath(path)
+    return None if file_io.is_local(path) else file_io.split_path(path)
+
+
+def local_copy(export_dir) -> str:
+    """A local directory holding the SavedModel at ``export_dir``: the directory itself when it is
+    local, else a copy downloaded into a new temporary directory (kept: the loaded graph may
+    read its assets)."""
+    remote = _remote(export_dir)
+    if remote is None:
+        return file_io.local_path(os.fspath(export_dir))
+    fs, path = remote
+    if not fs.isdir(path):
+        raise OSError(f"SavedModel file does not exist at: {os.fspath(export_dir)}")
+    target = tempfile.mkdtemp(prefix="dflow-saved-model-")
+    fs.get(path.rstrip("/") + "/", target + "/", recursive=True)
+    return target
+
+
+def _not_empty(export_dir) -> AssertionError:
+    return AssertionError(f"Export directory {export_dir} already exists, and isn't empty. Please choose a "
+                          f"different export directory, or delete all the contents of the specified directory.")
 
 
 def variables_prefix(export_dir: str) -> str:
@@ -104,12 +130,19 @@ class SavedModelBuilder:
     """
 
     def __init__(self, export_dir):
-        self._export_dir = _local_dir(export_dir, "SavedModelBuilder")
+        # On another file system the SavedModel is built in a local directory and uploaded by save().
+        remote = _remote(export_dir)
+        self._upload = None
+        if remote is not None:
+            fs, path = remote
+            if fs.exists(path) and (not fs.isdir(path) or fs.ls(path)):
+                raise _not_empty(export_dir)
+            self._upload = (fs, path, os.fspath(export_dir))
+            export_dir = os.path.join(tempfile.mkdtemp(prefix="dflow-saved-model-"), "export")
+        self._export_dir = file_io.local_path(os.fspath(export_dir))
         if os.path.exists(self._export_dir) and (not os.path.isdir(self._export_dir)
                                                  or os.listdir(self._export_dir)):
-            raise AssertionError(f"Export directory {export_dir} already exists, and isn't empty. Please choose a "
-                                 f"different export directory, or delete all the contents of the specified "
-                                 f"directory.")
+            raise _not_empty(export_dir)
         self._saved_model = SavedModel(saved_model_schema_version=FILES["SAVED_MODEL_SCHEMA_VERSION"])
         self._has_saved_variables = False
         self._staging = None
@@ -231,13 +264,18 @@ class SavedModelBuilder:
             f.flush()
             os.fsync(f.fileno())
         if os.path.isdir(self._export_dir) and os.listdir(self._export_dir):
-            raise AssertionError(f"Export directory {self._export_dir} already exists, and isn't empty. Please "
-                                 f"choose a different export directory, or delete all the contents of the "
-                                 f"specified directory.")
+            raise _not_empty(self._export_dir)
         os.replace(staging, self._export_dir)  # an empty export_dir is replaced, as rename(2) does
         self._cleanup.detach()
         file_io.fsync_directory(os.path.dirname(os.path.abspath(self._export_dir)))
         self._staging = None
+        if self._upload is not None:
+            fs, remote_path, url = self._upload
+            if fs.exists(remote_path) and fs.ls(remote_path):
+                raise _not_empty(url)
+            fs.put(self._export_dir.rstrip("/") + "/", remote_path.rstrip("/") + "/", recursive=True)
+            shutil.rmtree(os.path.dirname(self._export_dir), ignore_errors=True)
+            return f"{url.rstrip('/')}/{name}".encode()
         path = os.path.join(self._export_dir, name)
         return path.encode("utf-8")
 

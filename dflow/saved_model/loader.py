@@ -19,7 +19,9 @@ from dflow.saved_model.builder import (
     LEGACY_INIT_OP_KEY,
     MAIN_OP_KEY,
     _local_dir,
+    _remote,
     _tags,
+    local_copy,
     variables_prefix,
 )
 from dflow.saved_model.proto import MetaGraphDef, SavedModel
@@ -34,7 +36,7 @@ def parse_saved_model(export_dir) -> SavedModel:
     """The ``SavedModel`` message of ``export_dir`` (``OSError`` naming the file if missing or unreadable)."""
     from dflow.saved_model.text_format import parse as parse_text
 
-    export_dir = _local_dir(export_dir, "loader.load")
+    export_dir = local_copy(export_dir)
     path_pb, path_txt = os.path.join(export_dir, _PB), os.path.join(export_dir, _PBTXT)
     if os.path.isfile(path_pb):
         path, text = path_pb, False
@@ -76,7 +78,7 @@ def read_meta_graph(export_dir, tags) -> MetaGraphDef:
     Its ``signature_def`` is what a server needs to parse requests before a
     replica elsewhere runs them; nothing is imported and no variable is read.
     """
-    return _meta_graph_for_tags(parse_saved_model(_local_dir(export_dir, "read_meta_graph")), tags)
+    return _meta_graph_for_tags(parse_saved_model(export_dir), tags)
 
 
 def _check_variables(prefix: str) -> None:
@@ -105,7 +107,7 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs) -> MetaGraph
     """
     from dflow.train.meta_graph import import_meta_graph
 
-    export_dir = _local_dir(export_dir, "loader.load")
+    export_dir = local_copy(export_dir)
     meta = _meta_graph_for_tags(parse_saved_model(export_dir), tags)
     dflow_meta = meta.dflow_graph()
     graph = sess.graph
@@ -140,6 +142,10 @@ def maybe_saved_model_directory(export_dir) -> bool:
     export_dir = os.fspath(export_dir)
     if isinstance(export_dir, bytes):
         export_dir = export_dir.decode("utf-8")
+    remote = _remote(export_dir)
+    if remote is not None:
+        fs, path = remote
+        return any(fs.isfile(f"{path.rstrip('/')}/{name}") for name in (_PB, _PBTXT))
     return any(os.path.isfile(os.path.join(export_dir, name)) for name in (_PB, _PBTXT))
 
 

@@ -457,3 +457,41 @@ def test_estimator_export_regressor_and_binary_signatures_match_tf(tmp_path):
             meta = tf.saved_model.loader.load(sess, ["serve"], path)
             got.update({(name, key): _structure(sig) for key, sig in meta.signature_def.items()})
     assert got == _TF_REG_AND_BINARY
+
+
+def test_saved_models_on_another_file_system(tmp_path):
+    # fsspec's in-memory file system stands for s3:// or gs://: built locally, uploaded by save(),
+    # downloaded by load() (the assets too, which the init op reads from the copy).
+    import fsspec
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\n")
+    url = "memory://dflow-tests/saved/m"
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x, y = _train_model(sess)
+        asset = tf.constant(str(vocab), name="vocab_path")
+        seen = tf.Variable(b"", name="seen", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        builder = sm.builder.SavedModelBuilder(url)
+        builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={
+            "serving_default": sm.predict_signature_def({"x": x}, {"y": y})}, assets_collection=[asset],
+            legacy_init_op=tf.group(tf.assign(seen, asset)))
+        assert builder.save() == (url + "/saved_model.pb").encode()
+        want = sess.run(y, {x: _X})
+    try:
+        fs = fsspec.filesystem("memory")
+        assert sorted(p.split("/saved/m/")[1] for p in fs.find("/dflow-tests/saved/m")) == [
+            "assets/vocab.txt", "saved_model.pb", "variables/variables.data-00000-of-00001",
+            "variables/variables.index"]
+        assert sm.loader.maybe_saved_model_directory(url)
+        assert not sm.loader.maybe_saved_model_directory("memory://dflow-tests/saved/none")
+        with tf.Graph().as_default() as g, tf.Session() as sess:
+            sm.loader.load(sess, ["serve"], url)
+            np.testing.assert_array_equal(sess.run("y:0", {"x:0": _X}), want)
+            copy = sess.run(g.get_tensor_by_name("seen:0")).decode()
+            assert open(copy).read() == "a\nb\n" and not copy.startswith("memory:")
+        with pytest.raises(AssertionError, match="already exists, and isn't empty"):
+            sm.builder.SavedModelBuilder(url)
+        with pytest.raises(OSError, match="SavedModel file does not exist"):
+            sm.loader.load(tf.Session(graph=tf.Graph()), ["serve"], "memory://dflow-tests/saved/none")
+    finally:
+        fsspec.filesystem("memory").rm("/dflow-tests", recursive=True)
