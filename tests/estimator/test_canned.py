@@ -58,8 +58,10 @@ def test_iris_files_have_tf_walkthrough_format():
 def test_iris_walkthrough_dnn_classifier(tmp_path):
     (train_x, train_y), (test_x, test_y) = iris.load_data()
     columns = [fc.numeric_column(key=k) for k in train_x.keys()]
+    # Seeded: unseeded, one CI run in some hundreds of these trainings ended at 0.53 (not reproduced
+    # in 140 reruns: an unlucky start); with a seed the figure is the same every run.
     classifier = tf.estimator.DNNClassifier(feature_columns=columns, hidden_units=[10, 10], n_classes=3,
-                                            model_dir=str(tmp_path))
+                                            model_dir=str(tmp_path), config=tf.estimator.RunConfig(tf_random_seed=2))
     start = time.perf_counter()
     classifier.train(input_fn=lambda: iris.train_input_fn(train_x, train_y, 32), steps=1000)
     assert time.perf_counter() - start < 60
