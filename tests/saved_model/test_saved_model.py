@@ -495,3 +495,27 @@ def test_saved_models_on_another_file_system(tmp_path):
             sm.loader.load(tf.Session(graph=tf.Graph()), ["serve"], "memory://dflow-tests/saved/none")
     finally:
         fsspec.filesystem("memory").rm("/dflow-tests", recursive=True)
+
+
+def test_estimator_exports_to_another_file_system(tmp_path):
+    import fsspec
+
+    from dflow.datasets import iris
+
+    (train_x, train_y), _ = iris.load_data()
+    columns = [tf.feature_column.numeric_column(k) for k in _IRIS_KEYS]
+    est = tf.estimator.DNNClassifier(feature_columns=columns, hidden_units=[4], n_classes=3,
+                                     model_dir=str(tmp_path / "model"))
+    est.train(lambda: iris.train_input_fn(train_x, train_y, 32), steps=5)
+    spec = tf.feature_column.make_parse_example_spec(columns)
+    try:
+        export_dir = est.export_saved_model("memory://dflow-tests/export",
+                                            tf.estimator.export.build_parsing_serving_input_receiver_fn(spec))
+        base, stamp = export_dir.decode().rsplit("/", 1)
+        assert base == "memory://dflow-tests/export" and stamp.isdigit()
+        assert tf.saved_model.loader.maybe_saved_model_directory(export_dir.decode())
+        with tf.Graph().as_default(), tf.Session() as sess:
+            meta = tf.saved_model.loader.load(sess, ["serve"], export_dir.decode())
+            assert sorted(meta.signature_def) == ["classification", "predict", "serving_default"]
+    finally:
+        fsspec.filesystem("memory").rm("/dflow-tests", recursive=True)
