@@ -241,12 +241,13 @@ def get_timestamped_export_dir(export_dir_base) -> str:
         export_dir_base = export_dir_base.decode("utf-8")
     from dflow.framework import file_io
 
-    fs, _ = file_io.split_path(export_dir_base)  # None for a local path, else its fsspec file system
+    fs, base = file_io.split_path(export_dir_base)  # fs: None for a local path, else its fsspec file system
     for _ in range(10):
-        path = f"{export_dir_base.rstrip('/')}/{int(time.time())}" if fs else os.path.join(export_dir_base,
-                                                                                          str(int(time.time())))
-        if not (os.path.exists(path) if fs is None else fs.exists(file_io.split_path(path)[1])):
-            return path
+        stamp = str(int(time.time()))
+        if fs is None and not os.path.exists(os.path.join(export_dir_base, stamp)):
+            return os.path.join(export_dir_base, stamp)
+        if fs is not None and not fs.exists(f"{base.rstrip('/')}/{stamp}"):
+            return f"{export_dir_base.rstrip('/')}/{stamp}"
         time.sleep(1)
     raise RuntimeError("Failed to obtain a unique export directory name after 10 attempts.")
 

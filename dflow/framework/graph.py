@@ -534,6 +534,23 @@ def name_scope(name, default_name=None, values=None):
     return _graph_scope(graph, n)
 
 
+def scope_prefix(scope) -> str:
+    """``"scope/"`` for an import or export scope given as ``"scope"`` or ``"scope/"``; ``""`` for None."""
+    return scope.rstrip("/") + "/" if scope else ""
+
+
+def prepend_name_scope(name: str, import_scope) -> str:
+    """``name`` under ``import_scope`` (TF's ``ops.prepend_name_scope``)."""
+    return scope_prefix(import_scope) + name
+
+
+def strip_name_scope(name: str, export_scope) -> str:
+    """``name`` without the leading ``export_scope`` (TF's ``ops.strip_name_scope``); as it is when
+    it is not under that scope."""
+    prefix = scope_prefix(export_scope)
+    return name[len(prefix):] if prefix and name.startswith(prefix) else name
+
+
 @contextlib.contextmanager
 def _graph_scope(graph: Graph, name):
     if graph is get_default_graph():

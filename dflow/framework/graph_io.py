@@ -61,7 +61,7 @@ from dflow.framework.array_codec import (
     unb64,
 )
 from dflow.framework.file_io import atomic_write_bytes, join, makedirs
-from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph
+from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph, scope_prefix, strip_name_scope
 from dflow.framework.tensor_shape import TensorShape
 
 FORMAT = "dflow-graph"
@@ -216,12 +216,12 @@ def graph_to_dict(graph: Graph, clear_devices: bool = False, export_scope: str |
     ops = None
     rename = None
     if export_scope:
-        scope = export_scope.rstrip("/") + "/"
+        scope = scope_prefix(export_scope)
         ops = [op for op in graph.get_operations() if op.name.startswith(scope)]
         kept = set(ops)
 
         def rename(name: str) -> str:
-            return name[len(scope):] if name.startswith(scope) else name
+            return strip_name_scope(name, export_scope)
 
         for op in ops:
             for src in [t.op for t in op._inputs] + op._control_inputs:

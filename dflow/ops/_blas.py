@@ -260,9 +260,6 @@ def _parallel(a, b, threads: int, bias=None, finish=None):
 
     def body(block):
         rows, cols = block
-        if bias is None and finish is None:
-            np.matmul(a[rows], b[:, cols], out=out[rows, cols])
-            return
         part = out[rows, cols]
         biased_product(a[rows], b[:, cols], part, None if bias is None else bias[cols])
         if finish is not None:

@@ -270,13 +270,14 @@ def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=(), 
 
         def block(rows):  # im2col and product of a block of the batch
             col = _im2col(x[rows], ks, ss, ds, geometry).astype(compute, copy=False)
-            if groups == 1 and bias is None:
-                xp.matmul(col.reshape(-1, taps * c), wk, out=out[rows].reshape(-1, co))
-            elif groups == 1:
+            if groups == 1 and xp is np:  # the bias, if any, inside the product
                 biased_product(col.reshape(-1, taps * c), wk, out[rows].reshape(-1, co), bias)
             else:
-                out[rows] = xp.einsum("pkgc,kcgo->pgo", col.reshape(-1, taps, groups, ci), wk).reshape(
-                    out[rows].shape)
+                if groups == 1:  # CuPy
+                    xp.matmul(col.reshape(-1, taps * c), wk, out=out[rows].reshape(-1, co))
+                else:
+                    out[rows] = xp.einsum("pkgc,kcgo->pgo", col.reshape(-1, taps, groups, ci), wk).reshape(
+                        out[rows].shape)
                 if bias is not None:
                     out[rows] += bias
             if finish is not None:

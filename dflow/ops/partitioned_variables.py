@@ -21,32 +21,9 @@ import math
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
-from dflow.framework.graph import name_scope
+from dflow.framework.graph import name_scope, prepend_name_scope, scope_prefix, strip_name_scope
 from dflow.framework.tensor_shape import TensorShape, as_shape
-
-
-class SaveSliceInfoDef:
-    """TF1's ``SaveSliceInfoDef`` proto as a record: ``full_name``, ``full_shape``, ``var_offset``
-    and ``var_shape`` of a variable that is a slice of a partitioned one."""
-
-    def __init__(self, full_name: str = "", full_shape=(), var_offset=(), var_shape=()):
-        self.full_name = full_name
-        self.full_shape = [int(d) for d in full_shape]
-        self.var_offset = [int(d) for d in var_offset]
-        self.var_shape = [int(d) for d in var_shape]
-
-    def __eq__(self, other):
-        return isinstance(other, SaveSliceInfoDef) and vars(self) == vars(other)
-
-    __hash__ = None
-
-    def __repr__(self):
-        return f"SaveSliceInfoDef({vars(self)})"
-
-
-def scope_prefix(scope) -> str:
-    """``"scope/"`` for a name scope given as ``"scope"`` or ``"scope/"``; ``""`` for None or empty."""
-    return scope.rstrip("/") + "/" if scope else ""
+from dflow.ops.variable_defs import SaveSliceInfoDef
 
 
 class SaveSliceInfo:
@@ -56,7 +33,7 @@ class SaveSliceInfo:
                  import_scope=None):
         if save_slice_info_def is not None:
             d = save_slice_info_def
-            full_name, full_shape, var_offset, var_shape = (scope_prefix(import_scope) + d.full_name, d.full_shape,
+            full_name, full_shape, var_offset, var_shape = (prepend_name_scope(d.full_name, import_scope), d.full_shape,
                                                             d.var_offset, d.var_shape)
         self.full_name = full_name
         self.full_shape = list(full_shape)
@@ -65,10 +42,10 @@ class SaveSliceInfo:
 
     def to_proto(self, export_scope=None):
         """This slice's ``SaveSliceInfoDef``; None when the full variable is outside ``export_scope``."""
-        prefix = scope_prefix(export_scope)
-        if prefix and not self.full_name.startswith(prefix):
+        if not self.full_name.startswith(scope_prefix(export_scope)):
             return None
-        return SaveSliceInfoDef(self.full_name[len(prefix):], self.full_shape, self.var_offset, self.var_shape)
+        return SaveSliceInfoDef(strip_name_scope(self.full_name, export_scope), self.full_shape, self.var_offset,
+                                self.var_shape)
 
     @property
     def spec(self) -> str:

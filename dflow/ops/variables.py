@@ -33,8 +33,10 @@ from dflow.framework.graph import (
 )
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.ops import registry as _registry
+from dflow.ops import variable_defs
 from dflow.ops.constant_op import convert_to_tensor, register_tensor_conversion_function
 from dflow.ops.registry import apply_op, gradient, not_differentiable, register
+from dflow.ops.variable_defs import VariableDef  # noqa: F401 - where TF code may look for it
 from dflow.sessions.resources import update_in_place
 
 
@@ -295,33 +297,6 @@ _registry._CONTROLLED_INPUT_HOOK[:] = [_reads_after_controls]
 # -- the Variable class --------------------------------------------------------------
 
 
-class VariableDef:
-    """TF1's ``VariableDef`` proto as a record: the names of a variable's tensor, initial value,
-    initializer op and read snapshot, its ``SaveSliceInfoDef`` and ``trainable``
-    (``Variable.to_proto``, ``Variable(variable_def=...)``)."""
-
-    def __init__(self, variable_name: str = "", initial_value_name: str = "", initializer_name: str = "",
-                 snapshot_name: str = "", save_slice_info_def=None, is_resource: bool = False,
-                 trainable: bool = False, synchronization: int = 0, aggregation: int = 0):
-        self.variable_name = variable_name
-        self.initial_value_name = initial_value_name
-        self.initializer_name = initializer_name
-        self.snapshot_name = snapshot_name
-        self.save_slice_info_def = save_slice_info_def
-        self.is_resource = is_resource
-        self.trainable = trainable
-        self.synchronization = synchronization
-        self.aggregation = aggregation
-
-    def __eq__(self, other):
-        return isinstance(other, VariableDef) and vars(self) == vars(other)
-
-    __hash__ = None
-
-    def __repr__(self):
-        return f"VariableDef({vars(self)})"
-
-
 @tf_export("Variable")
 class Variable:
     """A TF1 variable: a value that persists across ``Session.run`` calls.
@@ -341,7 +316,7 @@ class Variable:
         if variable_def is not None:
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
-            self._init_from_proto(variable_def, import_scope)
+            variable_defs.bind_from_def(self, variable_def, import_scope)
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
@@ -387,9 +362,14 @@ class Variable:
                     trainable: bool) -> Variable:
         """A Variable over ops that already exist (an imported meta graph); adds no ops and
         joins no collections (the importer restores those)."""
+        self = cls.__new__(cls)
+        self._bind_ops(var_op, initializer_op, snapshot, initial_value, trainable)
+        return self
+
+    def _bind_ops(self, var_op: Operation, initializer_op: Operation, snapshot: Tensor, initial_value: Tensor,
+                  trainable: bool) -> None:
         if var_op.type != "VariableV2":
             raise TypeError(f"Variable._from_graph needs a VariableV2 op, got {var_op.name} ({var_op.type})")
-        self = cls.__new__(cls)
         self._variable = var_op.outputs[0]
         self._initializer_op = initializer_op
         self._snapshot = snapshot
@@ -397,42 +377,11 @@ class Variable:
         self._trainable = bool(trainable)
         self._constraint = None
         self._save_slice_info = None
-        return self
-
-    def _init_from_proto(self, variable_def, import_scope) -> None:
-        """TF1's: the variable over the ops ``variable_def`` names in the default graph (under
-        ``import_scope``); adds no ops and joins no collections."""
-        from dflow.ops.partitioned_variables import SaveSliceInfo, scope_prefix
-
-        if not isinstance(variable_def, VariableDef):
-            raise TypeError(f"variable_def must be a VariableDef, got {type(variable_def).__name__}")
-        graph, prefix = get_default_graph(), scope_prefix(import_scope)
-        find = lambda name: graph.as_graph_element(prefix + name)  # noqa: E731
-        var = find(variable_def.variable_name)
-        if not isinstance(var, Tensor) or var.op.type != "VariableV2":
-            raise ValueError(f"variable_def.variable_name {variable_def.variable_name!r} does not name the output "
-                             f"of a VariableV2 op")
-        initial_value = find(variable_def.initial_value_name) if variable_def.initial_value_name else None
-        other = Variable._from_graph(var.op, find(variable_def.initializer_name), find(variable_def.snapshot_name),
-                                     initial_value, variable_def.trainable)
-        self.__dict__.update(other.__dict__)
-        if variable_def.save_slice_info_def is not None:
-            self._save_slice_info = SaveSliceInfo(save_slice_info_def=variable_def.save_slice_info_def,
-                                                  import_scope=import_scope)
 
     def to_proto(self, export_scope=None):
         """This variable's ``VariableDef`` (TF1's names of its ops); None when it is outside
-        ``export_scope``."""
-        from dflow.ops.partitioned_variables import scope_prefix
-
-        prefix = scope_prefix(export_scope)
-        if prefix and not self._variable.name.startswith(prefix):
-            return None
-        strip = lambda name: name[len(prefix):] if prefix and name.startswith(prefix) else name  # noqa: E731
-        info = self._save_slice_info.to_proto(export_scope) if self._save_slice_info is not None else None
-        return VariableDef(strip(self._variable.name), strip(self._initial_value.name) if self._initial_value
-                           is not None else "", strip(self._initializer_op.name), strip(self._snapshot.name), info,
-                           trainable=self._trainable)
+        ``export_scope`` (``dflow/ops/variable_defs.py``)."""
+        return variable_defs.variable_def(self, export_scope)
 
     @staticmethod
     def from_proto(variable_def, import_scope=None):

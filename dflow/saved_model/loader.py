@@ -15,6 +15,7 @@ import os
 
 from dflow._api import tf_export
 from dflow.framework import errors
+from dflow.framework.graph import scope_prefix
 from dflow.saved_model.builder import (
     LEGACY_INIT_OP_KEY,
     MAIN_OP_KEY,
@@ -113,7 +114,7 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs) -> MetaGraph
     graph = sess.graph
     with graph.as_default():
         saver = import_meta_graph(dflow_meta, import_scope=import_scope, **saver_kwargs)
-        prefix = import_scope.rstrip("/") + "/" if import_scope else ""
+        prefix = scope_prefix(import_scope)
         if saver is not None and not getattr(saver, "_is_empty", False):
             prefix_path = variables_prefix(export_dir)
             _check_variables(prefix_path)

@@ -87,10 +87,10 @@ def build_tensor_info(tensor) -> TensorInfo:
 def get_tensor_from_tensor_info(tensor_info, graph=None, import_scope=None):
     """The tensor (or ``SparseTensor``) of ``graph`` (default: the default graph) a ``TensorInfo`` names."""
     from dflow.framework.composite import SparseTensor
-    from dflow.framework.graph import get_default_graph
+    from dflow.framework.graph import get_default_graph, scope_prefix
 
     graph = graph or get_default_graph()
-    prefix = import_scope.rstrip("/") + "/" if import_scope else ""
+    prefix = scope_prefix(import_scope)
 
     def get(name):
         return graph.get_tensor_by_name(prefix + name)

@@ -101,13 +101,14 @@ def _statements(partition, fusions: dict) -> list:
     return steps
 
 
-def _dead_after(partition, fusions: dict | None = None) -> list:
+def _dead_after(partition, steps: list | None = None) -> list:
     """Per op of ``partition``, the tensors that no later op reads and the partition does not
     return: its program drops them right after that op. A run's peak memory is then what its
-    live values need, and a variable's value that no op still holds may be updated in place."""
+    live values need, and a variable's value that no op still holds may be updated in place.
+    ``steps`` are the program's ``_statements`` (default: no fused ops)."""
     keep = set(partition.outputs)
     last: dict = {}
-    for i, step in enumerate(_statements(partition, fusions or {})):
+    for i, step in enumerate(steps if steps is not None else _statements(partition, {})):
         if step is None:
             continue
         reads, makes = step
@@ -177,7 +178,7 @@ class PartitionProgram:
             lines.append(f"    {v} = {'_cv(' + ref + ')' if self._convert else ref}")
         fusions = fusions_of(p)
         steps = _statements(p, fusions)
-        dead = _dead_after(p, fusions)
+        dead = _dead_after(p, steps)
         started = plan_overlap(p, steps, fusions)  # loop position -> ops to start beside the loop
         joined = {s for ss in started.values() for s in ss}
         if started:

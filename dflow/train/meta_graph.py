@@ -41,7 +41,7 @@ import os
 from dflow._api import tf_export
 from dflow.framework import file_io, graph_io
 from dflow.framework.file_io import atomic_write_bytes
-from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph
+from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph, scope_prefix, strip_name_scope
 
 FORMAT = "dflow-meta-graph"
 VERSION = 1
@@ -141,6 +141,7 @@ def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
 def _decode_collections(collection_def: dict, importer, graph: Graph) -> None:
     from dflow.ops.partitioned_variables import SaveSliceInfo
     from dflow.ops.variables import Variable
+    from dflow.train.queue_runner import QueueRunner, QueueRunnerDef
     from dflow.train.saver import SaverDef
 
     variables: dict = {}
@@ -169,8 +170,6 @@ def _decode_collections(collection_def: dict, importer, graph: Graph) -> None:
 
                 value = Saver(saver_def=SaverDef.from_dict(item["saver_def"]).renamed(importer.new_name))
             elif "queue_runner_def" in item:
-                from dflow.train.queue_runner import QueueRunner, QueueRunnerDef
-
                 with graph.as_default():
                     value = QueueRunner(queue_runner_def=QueueRunnerDef.from_dict(item["queue_runner_def"]).renamed(
                         importer.new_name))
@@ -199,9 +198,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     import dflow
 
     graph = graph or get_default_graph()
-    scope = export_scope.rstrip("/") + "/" if export_scope else ""
-    rename = (lambda n: n[len(scope):] if n.startswith(scope) else n) if scope else (lambda n: n)
-    in_scope = (lambda n: n.startswith(scope)) if scope else (lambda n: True)
+    scope = scope_prefix(export_scope)
+    rename = lambda n: strip_name_scope(n, export_scope)  # noqa: E731
+    in_scope = lambda n: n.startswith(scope)  # noqa: E731 - every name starts with ""
     if graph_def is None:
         graph_def = graph_io.GraphDef(graph_io.graph_to_dict(graph, clear_devices=clear_devices,
                                                              export_scope=export_scope))

@@ -20,7 +20,16 @@ import weakref
 
 from dflow._api import tf_export
 from dflow.framework import errors
-from dflow.framework.graph import GraphKeys, add_to_collection, get_collection, get_default_session
+from dflow.framework.graph import (
+    GraphKeys,
+    add_to_collection,
+    get_collection,
+    get_default_graph,
+    get_default_session,
+    prepend_name_scope,
+    scope_prefix,
+    strip_name_scope,
+)
 
 _log = logging.getLogger("dflow")
 
@@ -77,11 +86,6 @@ class QueueRunnerDef:
         return f"QueueRunnerDef({self.to_dict()})"
 
 
-def _scoped(import_scope):
-    prefix = import_scope.rstrip("/") + "/" if import_scope else ""
-    return lambda name: prefix + name
-
-
 @tf_export("train.QueueRunner", "train.queue_runner.QueueRunner")
 class QueueRunner:
     """Holds enqueue ops for ``queue``, each to be run in a loop in its own thread.
@@ -103,32 +107,30 @@ class QueueRunner:
             if queue or enqueue_ops:
                 raise ValueError("queue_runner_def and queue are mutually exclusive.")
             self._init_from_proto(queue_runner_def, import_scope)
-            return
-        if not queue or not enqueue_ops:
-            raise ValueError("Must provide queue and enqueue_ops.")
-        if queue_closed_exception_types is not None:
-            if (not isinstance(queue_closed_exception_types, tuple) or not queue_closed_exception_types
-                    or not all(isinstance(t, type) and issubclass(t, errors.OpError)
-                               for t in queue_closed_exception_types)):
-                raise TypeError(f"queue_closed_exception_types, when provided, must be a tuple of tf.error types, "
-                                f"but saw: {queue_closed_exception_types}")
-        self._queue = queue
-        self._enqueue_ops = list(enqueue_ops)
-        self._close_op = close_op if close_op is not None else queue.close()
-        self._cancel_op = cancel_op if cancel_op is not None else queue.close(cancel_pending_enqueues=True)
-        self._queue_closed_exception_types = tuple(queue_closed_exception_types or (errors.OutOfRangeError,))
+        else:
+            if not queue or not enqueue_ops:
+                raise ValueError("Must provide queue and enqueue_ops.")
+            if queue_closed_exception_types is not None:
+                if (not isinstance(queue_closed_exception_types, tuple) or not queue_closed_exception_types
+                        or not all(isinstance(t, type) and issubclass(t, errors.OpError)
+                                   for t in queue_closed_exception_types)):
+                    raise TypeError(f"queue_closed_exception_types, when provided, must be a tuple of tf.error "
+                                    f"types, but saw: {queue_closed_exception_types}")
+            self._queue = queue
+            self._enqueue_ops = list(enqueue_ops)
+            self._close_op = close_op if close_op is not None else queue.close()
+            self._cancel_op = cancel_op if cancel_op is not None else queue.close(cancel_pending_enqueues=True)
+            self._queue_closed_exception_types = tuple(queue_closed_exception_types or (errors.OutOfRangeError,))
         self._lock = threading.Lock()
         self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
 
     def _init_from_proto(self, queue_runner_def, import_scope) -> None:
         """TF1's: the queue (its op, by name), enqueue, close and cancel ops of the default graph."""
-        from dflow.framework.graph import get_default_graph
-
         if not isinstance(queue_runner_def, QueueRunnerDef):
             raise TypeError(f"queue_runner_def must be a QueueRunnerDef, got {type(queue_runner_def).__name__}")
-        graph, scoped = get_default_graph(), _scoped(import_scope)
-        element = lambda name: graph.as_graph_element(scoped(name))  # noqa: E731
+        graph = get_default_graph()
+        element = lambda name: graph.as_graph_element(prepend_name_scope(name, import_scope))  # noqa: E731
         self._queue = element(queue_runner_def.queue_name)
         self._enqueue_ops = [element(n) for n in queue_runner_def.enqueue_op_name]
         self._close_op = element(queue_runner_def.close_op_name)
@@ -136,16 +138,12 @@ class QueueRunner:
         self._queue_closed_exception_types = tuple(
             errors.exception_type_from_error_code(c) for c in queue_runner_def.queue_closed_exception_types) or (
             errors.OutOfRangeError,)
-        self._lock = threading.Lock()
-        self._runs_per_session = weakref.WeakKeyDictionary()
-        self._exceptions_raised = []
 
     def to_proto(self, export_scope=None):
         """This runner's ``QueueRunnerDef``; None when its queue is outside ``export_scope``."""
-        scope = export_scope.rstrip("/") + "/" if export_scope else ""
-        if scope and not self._queue.name.startswith(scope):
+        if not self._queue.name.startswith(scope_prefix(export_scope)):
             return None
-        strip = lambda name: name[len(scope):] if scope and name.startswith(scope) else name  # noqa: E731
+        strip = lambda name: strip_name_scope(name, export_scope)  # noqa: E731
         return QueueRunnerDef(strip(self._queue.name), [strip(op.name) for op in self._enqueue_ops],
                               strip(self._close_op.name), strip(self._cancel_op.name),
                               [t.error_code for t in self._queue_closed_exception_types])

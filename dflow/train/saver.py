@@ -86,7 +86,14 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import errors, file_io
-from dflow.framework.graph import GraphKeys, Operation, Tensor, get_default_graph
+from dflow.framework.graph import (
+    GraphKeys,
+    Operation,
+    Tensor,
+    get_default_graph,
+    prepend_name_scope,
+    strip_name_scope,
+)
 from dflow.ops.partitioned_variables import PartitionedVariable, SaveSliceInfo
 from dflow.train import checkpoint_format, checkpoint_management
 
@@ -366,14 +373,12 @@ class Saver:
     def to_proto(self, export_scope=None) -> SaverDef:
         if export_scope is None:
             return self.saver_def
-        scope = export_scope.rstrip("/") + "/"
-        return self.saver_def.renamed(lambda n: n[len(scope):] if n.startswith(scope) else n)
+        return self.saver_def.renamed(lambda n: strip_name_scope(n, export_scope))
 
     @staticmethod
     def from_proto(saver_def, import_scope=None) -> Saver:
         if import_scope:
-            prefix = import_scope.rstrip("/") + "/"
-            saver_def = saver_def.renamed(lambda n: prefix + n)
+            saver_def = saver_def.renamed(lambda n: prepend_name_scope(n, import_scope))
         return Saver(saver_def=saver_def)
 
     # -- checkpoint bookkeeping ----------------------------------------------------------------
