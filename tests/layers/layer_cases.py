@@ -123,6 +123,51 @@ def build_cases(tf):
         z = L.batch_normalization(x2, training=off, fused=False, momentum=0.8, name="bn2")
         return {"y": y, "z": z}
 
+    def batch_norm_renorm():
+        x = tf.constant(arr([6, 3], 1) * 3.0)
+        clipping = {"rmax": 1.2, "rmin": 0.8, "dmax": 0.1}
+        y = L.batch_normalization(x, training=True, renorm=True, renorm_clipping=clipping,
+                                  renorm_momentum=0.5, momentum=0.6,
+                                  moving_mean_initializer=tf.constant_initializer(0.3),
+                                  moving_variance_initializer=tf.constant_initializer(2.0))
+        x4 = tf.constant(arr([3, 2, 3, 2]) * 4.0)
+        z = L.batch_normalization(x4, training=True, renorm=True, fused=True, name="bn4")  # never fused
+        training = tf.placeholder_with_default(True, [])
+        t = L.batch_normalization(x, training=training, renorm=True, renorm_momentum=0.7, name="bnt")
+        off = tf.placeholder_with_default(False, [])
+        u = L.batch_normalization(x, training=off, renorm=True, name="bnoff",
+                                  moving_mean_initializer=tf.constant_initializer(0.3))
+        return {"y": y, "z": z, "t": t, "u": u}
+
+    def batch_norm_virtual():
+        x = tf.constant(arr([6, 4], 2) * 2.0)
+        v = L.batch_normalization(x, training=True, virtual_batch_size=2, momentum=0.5)
+        x4 = tf.constant(arr([4, 2, 2, 3]) * 2.0)
+        v4 = L.batch_normalization(x4, training=True, virtual_batch_size=2,
+                                   gamma_initializer=tf.constant_initializer(1.5))
+        vi = L.batch_normalization(x, training=False, virtual_batch_size=3,
+                                   moving_variance_initializer=tf.constant_initializer(2.0))
+        training = tf.placeholder_with_default(True, [])
+        vt = L.batch_normalization(x, training=training, virtual_batch_size=3, renorm=True, name="vt")
+        return {"v": v, "v4": v4, "vi": vi, "vt": vt}
+
+    def batch_norm_adjustment():
+        def adjustment(shape):
+            n = tf.cast(shape[-1], tf.float32)
+            return n * tf.constant([0.5, 1.0, 1.5]), tf.constant([0.1, -0.2, 0.3])
+
+        x = tf.constant(arr([5, 3], 1) * 3.0)
+        a = L.batch_normalization(x, training=True, adjustment=adjustment, momentum=0.5)
+        ai = L.batch_normalization(x, training=False, adjustment=adjustment)
+        x4 = tf.constant(arr([3, 2, 3, 2]) * 4.0)
+        off = tf.placeholder_with_default(False, [])
+        at = L.batch_normalization(x4, training=off, adjustment=lambda s: (tf.ones([2]) * 2.0, tf.zeros([2])),
+                                   center=False)
+        on = tf.placeholder_with_default(True, [])
+        an = L.batch_normalization(x4, training=on, adjustment=lambda s: (tf.ones([2]) * 2.0, tf.zeros([2]) + 0.5),
+                                   scale=False, name="an")
+        return {"a": a, "ai": ai, "at": at, "an": an}
+
     def dropout():
         x = tf.constant(arr([4, 3]))
         layer = L.Dropout(0.5)
@@ -142,7 +187,7 @@ def describe(tf, build) -> dict:
         outs = {k: built[k] for k in sorted(built)}
         updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
         losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
-        moving = [v for v in tf.global_variables() if "moving" in v.name]
+        moving = [v for v in tf.global_variables() if "moving" in v.name or "renorm" in v.name]
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             values = sess.run(outs)
@@ -158,6 +203,32 @@ def describe(tf, build) -> dict:
             "moving": [[v.name, fingerprint(m)] for v, m in zip(moving, moving_values)],
             "names": names,
         }
+
+
+def renorm_steps(tf, steps=3) -> list:
+    """Batch renormalization trained by SGD with its updates: per step, the output, the input's
+    gradient and every variable (fingerprints), then the output with ``training`` false."""
+    rng = np.random.RandomState(1)
+    batches = rng.uniform(-2, 2, [steps, 8, 3]).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        training = tf.placeholder_with_default(True, [])
+        y = tf.layers.batch_normalization(x, training=training, renorm=True, momentum=0.5, renorm_momentum=0.6,
+                                          renorm_clipping={"rmax": 1.5, "dmax": 0.5})
+        loss = tf.reduce_sum(y * tf.constant(arr([8, 3], 3)))
+        dx = tf.gradients(loss, x)[0]
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        variables = tf.global_variables()
+        record = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for batch in batches:
+                out, grad = sess.run([y, dx], {x: batch})
+                sess.run(train, {x: batch})
+                record.append([fingerprint(out), fingerprint(grad)] + [fingerprint(v) for v in sess.run(variables)])
+            record.append(fingerprint(sess.run(y, {x: batches[0], training: False})))
+    return record
 
 
 def cnn_losses(tf, steps=3) -> list:

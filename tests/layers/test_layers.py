@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from tests.layers.layer_cases import arr, build_cases, cnn_losses, describe
+from tests.layers.layer_cases import arr, build_cases, cnn_losses, describe, renorm_steps
 
 EXPECTED = {"batch_norm": {"losses": [],
                 "moving": [["batch_normalization/moving_mean:0", [[2], -0.0111, -0.0111]],
@@ -52,6 +52,111 @@ EXPECTED = {"batch_norm": {"losses": [],
                               "batch_normalization_3/moving_mean:0", "batch_normalization_3/moving_variance:0",
                               "batch_normalization_4/gamma:0", "batch_normalization_4/moving_mean:0",
                               "batch_normalization_4/moving_variance:0"]},
+ "batch_norm_adjustment": {'losses': [],
+                           'moving': [['batch_normalization/moving_mean:0', [[3], 0.03, 0.0356]],
+                                      ['batch_normalization/moving_variance:0', [[3], 2.2452, 1.1385]],
+                                      ['batch_normalization_1/moving_mean:0', [[3], 0.0, 0.0]],
+                                      ['batch_normalization_1/moving_variance:0', [[3], 3.0, 1.1242]],
+                                      ['batch_normalization_2/moving_mean:0', [[2], 0.0, 0.0]],
+                                      ['batch_normalization_2/moving_variance:0', [[2], 2.0, 1.5403]],
+                                      ['an/moving_mean:0', [[2], -0.0011, -0.0011]],
+                                      ['an/moving_variance:0', [[2], 2.0121, 1.5494]]],
+                           'names': None,
+                           'outputs': {'a': ['batch_normalization/batchnorm/add_1', [5, 3], [[5, 3], 1.0, -0.6909]],
+                                       'ai': ['batch_normalization_1/batchnorm/add_1', [5, 3],
+                                              [[5, 3], 0.2999, 2.0367]],
+                                       'an': ['an/batchnorm/add_1', [3, 2, 3, 2], [[3, 2, 3, 2], 18.0, -0.332]],
+                                       'at': ['batch_normalization_2/batchnorm/add_1', [3, 2, 3, 2],
+                                              [[3, 2, 3, 2], -1.999, -0.1858]]},
+                           'trainable': ['batch_normalization/gamma:0', 'batch_normalization/beta:0',
+                                         'batch_normalization_1/gamma:0', 'batch_normalization_1/beta:0',
+                                         'batch_normalization_2/gamma:0', 'an/beta:0'],
+                           'updates': ['batch_normalization/AssignMovingAvg', 'batch_normalization/AssignMovingAvg_1',
+                                       'batch_normalization_2/cond_4/Merge', 'batch_normalization_2/cond_5/Merge',
+                                       'an/cond_4/Merge', 'an/cond_5/Merge'],
+                           'variables': ['batch_normalization/gamma:0', 'batch_normalization/beta:0',
+                                         'batch_normalization/moving_mean:0', 'batch_normalization/moving_variance:0',
+                                         'batch_normalization_1/gamma:0', 'batch_normalization_1/beta:0',
+                                         'batch_normalization_1/moving_mean:0',
+                                         'batch_normalization_1/moving_variance:0', 'batch_normalization_2/gamma:0',
+                                         'batch_normalization_2/moving_mean:0',
+                                         'batch_normalization_2/moving_variance:0', 'an/beta:0', 'an/moving_mean:0',
+                                         'an/moving_variance:0']},
+ "batch_norm_renorm": {'losses': [],
+                       'moving': [['batch_normalization/moving_mean:0', [[3], 0.56, 0.3393]],
+                                  ['batch_normalization/moving_variance:0', [[3], 3.949, 1.8676]],
+                                  ['batch_normalization/moving_stddev:0', [[3], 3.4233, 1.4464]],
+                                  ['batch_normalization/renorm_mean:0', [[3], 0.475, 0.3399]],
+                                  ['batch_normalization/renorm_stddev:0', [[3], 3.2185, 1.4106]],
+                                  ['bn4/moving_mean:0', [[2], -0.0011, -0.0011]],
+                                  ['bn4/moving_variance:0', [[2], 2.0087, 1.5469]],
+                                  ['bn4/moving_stddev:0', [[2], 2.0054, 1.5443]],
+                                  ['bn4/renorm_mean:0', [[2], -0.0011, -0.0011]],
+                                  ['bn4/renorm_stddev:0', [[2], 2.0054, 1.5443]],
+                                  ['bnt/moving_mean:0', [[3], 0.0005, 0.0034]],
+                                  ['bnt/moving_variance:0', [[3], 2.9809, 1.1252]],
+                                  ['bnt/moving_stddev:0', [[3], 2.9919, 1.1252]],
+                                  ['bnt/renorm_mean:0', [[3], 0.015, 0.1027]],
+                                  ['bnt/renorm_stddev:0', [[3], 2.7583, 1.1563]],
+                                  ['bnoff/moving_mean:0', [[3], 0.9, 0.3372]],
+                                  ['bnoff/moving_variance:0', [[3], 3.0, 1.1242]],
+                                  ['bnoff/moving_stddev:0', [[3], 3.0, 1.1242]],
+                                  ['bnoff/renorm_mean:0', [[3], 0.9, 0.3372]],
+                                  ['bnoff/renorm_stddev:0', [[3], 3.0, 1.1242]]],
+                       'names': None,
+                       'outputs': {'t': ['bnt/batchnorm/add_1', [6, 3], [[6, 3], 0.3, 1.4563]],
+                                   'u': ['bnoff/batchnorm/add_1', [6, 3], [[6, 3], -5.0975, 1.6108]],
+                                   'y': ['batch_normalization/batchnorm/add_1', [6, 3], [[6, 3], -0.6, 1.5669]],
+                                   'z': ['bn4/batchnorm/add_1', [3, 2, 3, 2], [[3, 2, 3, 2], -2.0, -0.1859]]},
+                       'trainable': ['batch_normalization/gamma:0', 'batch_normalization/beta:0', 'bn4/gamma:0',
+                                     'bn4/beta:0', 'bnt/gamma:0', 'bnt/beta:0', 'bnoff/gamma:0', 'bnoff/beta:0'],
+                       'updates': ['batch_normalization/AssignMovingAvg_2', 'batch_normalization/AssignNewValue',
+                                   'bn4/AssignMovingAvg_2', 'bn4/AssignNewValue', 'bnt/cond_6/Merge',
+                                   'bnt/cond_7/Merge', 'bnoff/cond_6/Merge', 'bnoff/cond_7/Merge'],
+                       'variables': ['batch_normalization/gamma:0', 'batch_normalization/beta:0',
+                                     'batch_normalization/moving_mean:0', 'batch_normalization/moving_variance:0',
+                                     'batch_normalization/moving_stddev:0', 'batch_normalization/renorm_mean:0',
+                                     'batch_normalization/renorm_stddev:0', 'bn4/gamma:0', 'bn4/beta:0',
+                                     'bn4/moving_mean:0', 'bn4/moving_variance:0', 'bn4/moving_stddev:0',
+                                     'bn4/renorm_mean:0', 'bn4/renorm_stddev:0', 'bnt/gamma:0', 'bnt/beta:0',
+                                     'bnt/moving_mean:0', 'bnt/moving_variance:0', 'bnt/moving_stddev:0',
+                                     'bnt/renorm_mean:0', 'bnt/renorm_stddev:0', 'bnoff/gamma:0', 'bnoff/beta:0',
+                                     'bnoff/moving_mean:0', 'bnoff/moving_variance:0', 'bnoff/moving_stddev:0',
+                                     'bnoff/renorm_mean:0', 'bnoff/renorm_stddev:0']},
+ "batch_norm_virtual": {'losses': [],
+                        'moving': [['batch_normalization/moving_mean:0', [[1, 1, 4], -0.0333, 0.1248]],
+                                   ['batch_normalization/moving_variance:0', [[1, 1, 4], 2.54, 0.1378]],
+                                   ['batch_normalization_1/moving_mean:0', [[1, 1, 1, 1, 3], 0.0, 0.0016]],
+                                   ['batch_normalization_1/moving_variance:0', [[1, 1, 1, 1, 3], 2.9789, 1.1159]],
+                                   ['batch_normalization_2/moving_mean:0', [[1, 1, 4], 0.0, 0.0]],
+                                   ['batch_normalization_2/moving_variance:0', [[1, 1, 4], 8.0, 0.2683]],
+                                   ['vt/moving_mean:0', [[1, 1, 4], -0.0007, 0.0025]],
+                                   ['vt/moving_variance:0', [[1, 1, 4], 3.9391, 0.1278]],
+                                   ['vt/moving_stddev:0', [[1, 1, 4], 3.9715, 0.131]],
+                                   ['vt/renorm_mean:0', [[1, 1, 4], -0.0007, 0.0025]],
+                                   ['vt/renorm_stddev:0', [[1, 1, 4], 3.9715, 0.131]]],
+                        'names': None,
+                        'outputs': {'v': ['batch_normalization/Reshape_1', [6, 4], [[6, 4], 0.0, 1.0357]],
+                                    'v4': ['batch_normalization_1/Reshape_1', [4, 2, 2, 3],
+                                           [[4, 2, 2, 3], 0.0, 0.5053]],
+                                    'vi': ['batch_normalization_2/Reshape_1', [6, 4], [[6, 4], -0.2828, -1.2655]],
+                                    'vt': ['vt/Reshape_1', [6, 4], [[6, 4], -0.4, -3.0547]]},
+                        'trainable': ['batch_normalization/gamma:0', 'batch_normalization/beta:0',
+                                      'batch_normalization_1/gamma:0', 'batch_normalization_1/beta:0',
+                                      'batch_normalization_2/gamma:0', 'batch_normalization_2/beta:0', 'vt/gamma:0',
+                                      'vt/beta:0'],
+                        'updates': ['batch_normalization/AssignMovingAvg', 'batch_normalization/AssignMovingAvg_1',
+                                    'batch_normalization_1/AssignMovingAvg',
+                                    'batch_normalization_1/AssignMovingAvg_1', 'vt/cond_6/Merge', 'vt/cond_7/Merge'],
+                        'variables': ['batch_normalization/gamma:0', 'batch_normalization/beta:0',
+                                      'batch_normalization/moving_mean:0', 'batch_normalization/moving_variance:0',
+                                      'batch_normalization_1/gamma:0', 'batch_normalization_1/beta:0',
+                                      'batch_normalization_1/moving_mean:0',
+                                      'batch_normalization_1/moving_variance:0', 'batch_normalization_2/gamma:0',
+                                      'batch_normalization_2/beta:0', 'batch_normalization_2/moving_mean:0',
+                                      'batch_normalization_2/moving_variance:0', 'vt/gamma:0', 'vt/beta:0',
+                                      'vt/moving_mean:0', 'vt/moving_variance:0', 'vt/moving_stddev:0',
+                                      'vt/renorm_mean:0', 'vt/renorm_stddev:0']},
  "batch_norm_training_tensor": {"losses": [],
                                 "moving": [["bn/moving_mean:0", [[3], 0.0, 0.0319]],
                                            ["bn/moving_variance:0", [[3], 2.6602, 0.9912]],
@@ -268,9 +373,64 @@ def test_errors_as_tf(build, match):
         build()
 
 
-def test_batch_norm_renorm_is_not_implemented():
-    with tf.Graph().as_default(), pytest.raises(NotImplementedError, match="renorm"):
-        tf.layers.batch_normalization(tf.zeros([4, 3]), renorm=True)
+# Per step: output, input gradient, then gamma, beta, moving_mean, moving_variance, moving_stddev,
+# renorm_mean, renorm_stddev; last, the output with training false (TF 2.15, renorm_steps).
+RENORM_STEPS = [[[[8, 3], -7.5185, -1.7493], [[8, 3], -0.0, 0.6712], [[3], 3.0623, 1.3262], [[3], -0.04, 0.0174],
+  [[3], -0.4699, -0.1412], [[3], 3.2399, 1.0624], [[3], 3.1142, 1.0956], [[3], -0.3759, -0.1129],
+  [[3], 3.0914, 1.1013]],
+ [[[8, 3], 2.856, 0.9516], [[8, 3], 0.0, 0.7473], [[3], 3.0724, 1.342], [[3], -0.08, 0.0348], [[3], -0.0323, 0.1493],
+  [[3], 3.8021, 1.0689], [[3], 3.3633, 1.1077], [[3], -0.0634, 0.1082], [[3], 3.2998, 1.1087]],
+ [[[8, 3], -5.7946, -1.7922], [[8, 3], -0.0, 0.74], [[3], 2.7227, 1.3491], [[3], -0.12, 0.0522],
+  [[3], -0.4888, -0.2221], [[3], 3.5696, 0.9254], [[3], 3.2583, 1.0338], [[3], -0.4161, -0.1725],
+  [[3], 3.2412, 1.0492]],
+ [[8, 3], -3.652, -2.9966]]
+
+
+def test_batch_norm_renorm_trains_as_tf():
+    _close(renorm_steps(tf), RENORM_STEPS)
+
+
+BATCH_NORM_ERRORS = [
+    (dict(renorm=True, renorm_clipping={"rmax": 2.0, "max": 1.0}),
+     r"Received invalid keys for `renorm_clipping` argument: \{'rmax': 2.0, 'max': 1.0\}. "
+     r"Supported values: \['rmax', 'rmin', 'dmax'\]."),
+    (dict(virtual_batch_size=0), "`virtual_batch_size` must be a positive integer that divides the true batch size "
+                                 "of the input tensor. Received: virtual_batch_size=0"),
+    (dict(virtual_batch_size=2, axis=0), r"When using `virtual_batch_size`, the batch dimension must be 0 and thus "
+                                         r"axis cannot include 0. Received axis=\[0\]"),
+    (dict(virtual_batch_size=2, adjustment=lambda shape: (1.0, 0.0)),
+     "When using `virtual_batch_size`, adjustment cannot be specified"),
+]
+
+
+@pytest.mark.parametrize("kwargs,match", BATCH_NORM_ERRORS)
+def test_batch_norm_option_errors_as_tf(kwargs, match):
+    with tf.Graph().as_default(), pytest.raises(ValueError, match=match):
+        tf.layers.batch_normalization(tf.zeros([4, 3]), training=True, **kwargs)
+
+
+def test_float16_batch_norm_computes_in_float32_as_tf():
+    x = (np.arange(15).reshape(5, 3) * 0.37 % 1.3).astype(np.float16) * 40
+    with tf.Graph().as_default():
+        y = tf.layers.batch_normalization(tf.constant(x), training=True)
+        assert y.dtype == tf.float16
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out = sess.run(y)
+    want = np.array([[-1.733, -0.939, 0.3152], [1.182, -1.386, -0.1842], [0.683, 1.221, -0.6826],
+                     [0.1838, 0.775, -1.182], [-0.3157, 0.329, 1.733]], np.float16)  # TF 2.15's bits
+    np.testing.assert_array_equal(out, want)
+
+
+def test_virtual_batch_size_that_does_not_divide_the_batch_fails_at_run_time():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        y = tf.layers.batch_normalization(x, training=True, virtual_batch_size=4)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(y, {x: np.ones([8, 3], np.float32)}).shape == (8, 3)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+                sess.run(y, {x: np.ones([6, 3], np.float32)})
 
 
 # -- training as a tensor, update ops, regularization, dropout -------------------------------------
