@@ -1,5 +1,5 @@
 """Small TF1 top-level ops: ``repeat``, ``parallel_stack``, ``batch_gather``, ``guarantee_const``,
-``timestamp`` and ``switch_case``.
+``timestamp``, ``switch_case`` and ``bitcast``.
 
 Each is one dflow op (or a composite of existing ones) whose result carries
 the name TF1 gives it (``Repeat/boolean_mask/GatherV2:0``), with TF1's static
@@ -244,3 +244,65 @@ def _map_identity(out, identity, name):
     named = [identity(t, name=name) if isinstance(t, Tensor) and i == 0 else
              (identity(t) if isinstance(t, Tensor) else t) for i, t in enumerate(flat)]
     return nest.pack_sequence_as(out, named)
+
+
+# -- Bitcast -------------------------------------------------------------------------------------
+
+_BITCAST_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int64, dtypes.int32, dtypes.uint8,
+                  dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.int8, dtypes.int16, dtypes.complex64,
+                  dtypes.complex128)
+
+
+def _bitcast_infer(op):
+    x, out = op._inputs[0], op._attrs["type"]
+    src, dst = x.dtype.size, out.size
+    if src == dst or x.shape.ndims is None:
+        return [(out, x.shape if src == dst else TensorShape(None))]
+    dims = x.shape.as_list()
+    if src > dst:
+        return [(out, TensorShape(dims + [src // dst]))]
+    if not dims or (dims[-1] is not None and dims[-1] != dst // src):
+        last = dims[-1] if dims else "scalar"
+        raise ValueError(f"Cannot bitcast from {x.dtype.as_datatype_enum} to {out.as_datatype_enum} due to shape. "
+                         f"{last} does not match {dst // src}")
+    return [(out, TensorShape(dims[:-1]))]
+
+
+def _bitcast_kernel(input, T, type):  # noqa: A002 - TF's names
+    xp = array_module(input)
+    want = np.dtype(type.as_numpy_dtype)
+    src, dst = input.dtype.itemsize, want.itemsize
+    if src < dst and (input.ndim == 0 or input.shape[-1] * src != dst):
+        raise invalid_argument(f"Cannot bitcast from {T.as_datatype_enum} to {type.as_datatype_enum}")
+    x = xp.ascontiguousarray(input)  # (1-d for a 0-d input: shapes are taken from the input)
+    if src > dst:
+        return x.reshape(input.shape + (1,)).view(want)
+    return x.view(want).reshape(input.shape[:-1] if src < dst else input.shape)
+
+
+register("Bitcast", infer=_bitcast_infer, kernel=_bitcast_kernel)
+not_differentiable("Bitcast")
+
+
+@tf_export("bitcast")
+def bitcast(input, type, name=None):  # noqa: A002 - TF's argument names
+    """Bitcasts a tensor from one type to another without copying data.
+
+    The bytes of each element are read as ``type``: to a smaller type the shape gains a last
+    axis of the size ratio; to a larger one the last axis (of that size) goes away.
+
+    >>> import dflow as tf
+    >>> tf.Session().run(tf.bitcast(tf.constant([1.0], tf.float32), tf.int32)).tolist()
+    [1065353216]
+    """
+    with name_scope(name, "Bitcast", [input]) as scope:
+        x = convert_to_tensor(input, name="input")
+        out = dtypes.as_dtype(type)
+        for arg, dtype in (("input", x.dtype), ("type", out)):
+            if dtype not in _BITCAST_TYPES:
+                allowed = "bfloat16, float16, float32, float64, int64, int32, uint8, uint16, uint32, uint64, int8, " \
+                          "int16, complex64, complex128, qint8, quint8, qint16, quint16, qint32"
+                what = "Value passed to parameter 'input' has" if arg == "input" else "Attr 'type' of 'Bitcast' Op " \
+                                                                                     "passed"
+                raise TypeError(f"{what} DataType {dtype.name} not in list of allowed values: {allowed}")
+        return apply_op("Bitcast", [x], {"T": x.dtype, "type": out}, name=scope).outputs[0]

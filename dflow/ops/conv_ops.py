@@ -539,3 +539,120 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
         attrs = {"strides": tuple(strides), "padding": padding, "explicit_paddings": explicit,
                  "data_format": data_format, "dilations": tuple(dilations)}
         return apply_op("Conv2D", [x, w], attrs, name=scope).outputs[0]
+
+
+# -- Conv: TF's generic N-D convolution (extra batch dimensions, CHANNELS_FIRST/LAST, groups) ---------
+
+
+def _generic_format(spatial: int, data_format: str) -> str:
+    last, first = DATA_FORMATS[spatial]
+    return first if data_format == "CHANNELS_FIRST" else last
+
+
+def _generic_conv_infer(op):
+    x, w = op._inputs
+    a = op._attrs
+    spatial = len(a["strides"]) - 2
+    if x.shape.ndims is None or w.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))]
+    batch = x.shape.as_list()[:a["batch_dims"]]
+    rest = x.shape.as_list()[a["batch_dims"]:]
+    fmt = _generic_format(spatial, a["data_format"])
+    dims = _to_nhwc([None] + rest, fmt)
+    *ks, ci, co = w.shape.as_list()
+    ss, ds = _to_nhwc(a["strides"], fmt), _to_nhwc(a["dilations"], fmt)
+    pads = _to_nhwc(_pairs(a["explicit_paddings"], spatial + 2), fmt)
+    out = [None] + [window_geometry(dims[i], k, ss[i], ds[i], a["padding"], pads[i])[0]
+                    if k is not None and dims[i] is not None else None for i, k in enumerate(ks, start=1)] + [co]
+    return [(x.dtype, TensorShape(batch + _from_nhwc(out, fmt)[1:]))]
+
+
+def _generic_conv(input, filter, strides, padding, explicit_paddings, data_format, dilations, batch_dims,  # noqa: A002
+                  groups, T=None):  # noqa: N803 - TF's attr name
+    spatial = len(strides) - 2
+    fmt = _generic_format(spatial, data_format)
+    batch = input.shape[:batch_dims]
+    x = input.reshape((int(np.prod(batch)),) + input.shape[batch_dims:])
+    out = _conv(x, filter, strides, padding, fmt, dilations, explicit_paddings)
+    return out.reshape(batch + out.shape[1:])
+
+
+register("Conv", infer=_generic_conv_infer, kernel=_generic_conv)
+
+
+@gradient("Conv")
+def _generic_conv_grad(op, grad):
+    """TF has none; dflow's is Conv2D's (Conv3D's) backprops over the batch dimensions flattened."""
+    x, w = op.inputs
+    a = op._attrs
+    spatial = len(a["strides"]) - 2
+    forward = "Conv2D" if spatial == 2 else "Conv3D"
+    attrs = {"strides": a["strides"], "padding": a["padding"], "explicit_paddings": a["explicit_paddings"],
+             "data_format": _generic_format(spatial, a["data_format"]), "dilations": a["dilations"]}
+    batch = a["batch_dims"]
+    x_shape, g_shape = array_ops.shape(x), array_ops.shape(grad)
+    flat = array_ops.concat([[-1], x_shape[batch:]], 0)
+    x2 = array_ops.reshape(x, flat)
+    g2 = array_ops.reshape(grad, array_ops.concat([[-1], g_shape[batch:]], 0))
+    dx = _backprop_input(forward, array_ops.shape(x2), w, g2, attrs)
+    return [array_ops.reshape(dx, x_shape), _backprop_filter(forward, x2, array_ops.shape(w), g2, attrs)]
+
+
+def _conv_attr_error(attr: str, value, allowed: str) -> ValueError:
+    return ValueError(f"Attr '{attr}' of 'Conv' Op passed string '{value}' not in: {allowed}.")
+
+
+@tf_export("conv")
+def conv(input, filter, strides, padding, explicit_paddings=(), data_format="CHANNELS_LAST",  # noqa: A002
+         dilations=(), batch_dims=1, groups=1, name=None):
+    """Computes a N-D convolution given (N+1+batch_dims)-D ``input`` and (N+2)-D ``filter`` tensors.
+
+    TF's generic ``Conv`` op: ``batch_dims`` leading dimensions are all batch, ``data_format``
+    is ``"CHANNELS_LAST"`` or ``"CHANNELS_FIRST"``, ``strides`` (and ``dilations``, default
+    ones) have N + 2 entries. dflow also runs ``groups > 1`` and channels-first inputs, which
+    TF's CPU kernel refuses at run time, and gives the op a gradient, which TF's lacks.
+
+    >>> import dflow as tf
+    >>> tf.conv(tf.zeros([2, 5, 5, 4]), tf.zeros([3, 3, 2, 6]), [1, 1, 1, 1], "SAME", groups=2).shape.as_list()
+    [2, 5, 5, 6]
+    """
+    if data_format not in ("CHANNELS_FIRST", "CHANNELS_LAST"):
+        raise _conv_attr_error("data_format", data_format, '"CHANNELS_FIRST", "CHANNELS_LAST"')
+    if padding not in ("SAME", "VALID", "EXPLICIT"):
+        raise _conv_attr_error("padding", padding, '"SAME", "VALID", "EXPLICIT"')
+    with name_scope(name, "Conv", [input, filter]) as scope:
+        x = as_tensor(input, "input", _CONV_TYPES)
+        w = convert_to_tensor(filter, dtype=x.dtype, name="filter")
+        strides, dilations = [int(s) for s in strides], [int(d) for d in dilations]
+        explicit = tuple(int(p) for p in explicit_paddings)
+
+        def invalid(message):
+            shapes = ", ".join("[" + ",".join("?" if d is None else str(d) for d in t.shape.as_list()) + "]"
+                               for t in (x, w))
+            return ValueError(f"{message} for '{scope.rstrip('/')}' (op: 'Conv') with input shapes: {shapes}.")
+
+        if x.shape.ndims is not None:
+            rank = x.shape.ndims - batch_dims + 1
+            if rank not in (4, 5):
+                raise invalid(f"Input tensor must be rank 4 or 5, excluding extra batch dimensions, but got: {rank}")
+            if w.shape.ndims is not None and w.shape.ndims != rank:
+                raise invalid("Input tensor rank must be the same as filter rank.")
+            if len(strides) != rank:
+                raise invalid(f"Stride attribute should contain {rank} values, but got: {len(strides)}")
+            if dilations and len(dilations) != rank:
+                raise invalid(f"Dilation attribute should contain {rank} values, but got: {len(dilations)}")
+            if padding == "EXPLICIT" and len(explicit) != 2 * rank:
+                raise invalid(f"explicit_paddings attribute should contain {2 * rank} values, but got: "
+                              f"{len(explicit)}")
+            depth = x.shape.as_list()[batch_dims if data_format == "CHANNELS_FIRST" else -1]
+            filter_depth = w.shape.as_list()[-2] if w.shape.ndims is not None else None
+            if depth is not None and filter_depth:
+                if depth % groups:
+                    raise invalid("Number of groups should divide input depth")
+                if depth // filter_depth != groups or depth % filter_depth:
+                    raise invalid(f"Input depth divided by filter input depth does not match with groups parameter "
+                                  f"({groups})")
+        attrs = {"strides": tuple(strides), "padding": padding, "explicit_paddings": explicit,
+                 "data_format": data_format, "dilations": tuple(dilations) or (1,) * len(strides),
+                 "batch_dims": int(batch_dims), "groups": int(groups)}
+        return apply_op("Conv", [x, w], attrs, name=scope).outputs[0]

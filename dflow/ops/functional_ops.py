@@ -210,6 +210,57 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         return nest.pack_sequence_as(out_structure, _stacked(op.outputs[:op._attrs["n_outputs"]]))
 
 
+@tf_export("vectorized_map")
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """Parallel map on the list of tensors unpacked from ``elems`` on dimension 0.
+
+    ``fn`` takes one row of ``elems`` (its structure) and returns any nested structure of
+    tensors; the rows' results are stacked. Each tensor of ``elems`` has the same first
+    dimension ``B``, or 1 (broadcast to ``B``). TF vectorizes ``fn`` into one batched graph;
+    dflow traces it once and runs it per row, as ``map_fn`` (the same values, no vectorizing
+    to fail: ``fallback_to_while_loop`` and ``warn`` change nothing).
+
+    >>> import dflow as tf
+    >>> tf.Session().run(tf.vectorized_map(lambda x: tf.reduce_sum(x * x), tf.constant([[1., 2.], [3., 4.]])))
+    array([ 5., 25.], dtype=float32)
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {fn!r}")
+    with name_scope("loop_body"):
+        elems_flat = _broadcast_rows(_convert_elems(elems))
+        structure = []
+
+        def outputs_of(result):
+            flat = nest.flatten(result)
+            for v in flat:
+                if not isinstance(v, Tensor) and hasattr(v, "outputs"):
+                    raise NotImplementedError("vectorized_map: fn returned an Operation; dflow maps tensors only "
+                                              "(return a tensor that depends on it instead)")
+            structure.append(result)
+            return [], [v if isinstance(v, Tensor) else convert_to_tensor(v) for v in flat]
+
+        op, _ = _scan(fn, None, elems_flat, elems, False, True, outputs_of, "vectorized_map")
+        return nest.pack_sequence_as(structure[0], list(op.outputs[:op._attrs["n_outputs"]]))
+
+
+def _broadcast_rows(elems_flat: list) -> list:
+    """``elems`` whose first dimension is 1 broadcast to the others' (vectorized_map's rule)."""
+    from dflow.ops.array_ops import broadcast_to, concat, shape, stack
+    from dflow.ops.reduction_ops import reduce_max
+
+    firsts = [e.shape.as_list()[0] if e.shape.ndims is not None else None for e in elems_flat]
+    if len(elems_flat) == 1 or (None not in firsts and len(set(firsts)) == 1):
+        return elems_flat
+    known = {d for d in firsts if d is not None and d != 1}
+    if len(known) > 1:
+        raise ValueError(f"vectorized_map: the first dimensions of elems must all be the same or 1, got {firsts}")
+    if None not in firsts:
+        rows = known.pop() if known else 1
+        return [e if d == rows else broadcast_to(e, [rows] + e.shape.as_list()[1:]) for e, d in zip(elems_flat, firsts)]
+    rows = reduce_max(stack([shape(e)[0] for e in elems_flat]))
+    return [broadcast_to(e, concat([[rows], shape(e)[1:]], 0)) for e in elems_flat]
+
+
 def _initial_state(initializer, elems_flat, elems, reverse):
     if initializer is None:
         first, rest = _first_rows(elems_flat, reverse)

@@ -252,7 +252,7 @@ register("Imag", infer=_part_infer, kernel=lambda x, Tout: x.imag.copy())
 register("Angle", infer=_part_infer, kernel=lambda x, Tout: np.angle(x).astype(Tout.as_numpy_dtype))
 
 
-@tf_export("complex")
+@tf_export("complex", "dtypes.complex")
 def complex(real, imag, name=None) -> Tensor:  # noqa: A001 - TF1 name
     """``real + i·imag``: complex64 from float32 parts, complex128 from float64 parts."""
     with name_scope(name, "Complex", [real, imag]) as scope:

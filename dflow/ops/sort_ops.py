@@ -100,6 +100,83 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF1 argument name
         return TopKV2(*op.outputs)
 
 
+# -- ApproxTopK --------------------------------------------------------------------------------------
+# TF runs it approximately on TPUs; its CPU kernel (last axis, largest only) is the exact top k,
+# and so is dflow's, for either direction and any axis.
+
+
+def _approx_top_k_infer(op):
+    x = op._inputs[0]
+    k, axis = op._attrs["k"], op._attrs["reduction_dimension"]
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None)), (dtypes.int32, TensorShape(None))]
+    rank = x.shape.ndims
+    if not -rank <= axis < rank:
+        raise ValueError(f"Invalid reduction dimension: {axis}. Must be within the range of [{-rank}, {rank - 1}]")
+    dims = x.shape.as_list()
+    axis %= rank
+    if dims[axis] is not None and dims[axis] < k:
+        raise ValueError(f"input must have last dimension >= k = {k} but was {dims[axis]}")
+    dims[axis] = k
+    return [(x.dtype, TensorShape(dims)), (dtypes.int32, TensorShape(dims))]
+
+
+def _approx_top_k_kernel(input, k, reduction_dimension, is_max_k, **_):  # noqa: A002 - TF's argument name
+    xp = array_module(input)
+    x = xp.moveaxis(input, reduction_dimension, -1)
+    if x.shape[-1] < k:
+        raise _invalid(f"input must have at least k = {k} entries along the reduction dimension, had {x.shape[-1]}")
+    order = (_descending_order(x, -1) if is_max_k else xp.argsort(x, axis=-1, kind="stable"))[..., :k]
+    values = xp.take_along_axis(x, order, -1)
+    return (xp.moveaxis(values, -1, reduction_dimension),
+            xp.moveaxis(order, -1, reduction_dimension).astype(np.int32))
+
+
+register("ApproxTopK", infer=_approx_top_k_infer, kernel=_approx_top_k_kernel)
+
+
+@gradient("ApproxTopK")
+def _approx_top_k_grad(op, grad, _indices_grad):
+    """The values' gradient scattered back to where they were taken from."""
+    from dflow.ops.array_ops import transpose
+
+    x, indices = op._inputs[0], op._outputs[1]
+    rank = x.shape.ndims
+    axis = op._attrs["reduction_dimension"] % rank
+    if axis == rank - 1:
+        return [_scatter_last_axis(grad, indices, x)]
+    perm = [d for d in range(rank) if d != axis] + [axis]
+    back = [perm.index(d) for d in range(rank)]
+    scattered = _scatter_last_axis(transpose(grad, perm), transpose(indices, perm), transpose(x, perm))
+    return [transpose(scattered, back)]
+
+
+@tf_export("approx_top_k")
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,  # noqa: A002 - TF's name
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """Returns min/max k values and their indices of the input operand in an approximate manner.
+
+    dflow computes them exactly (as TF's CPU kernel does), along any ``reduction_dimension``
+    and for ``is_max_k=False`` too, where TF's CPU build has no kernel; ``recall_target``,
+    ``reduction_input_size_override`` and ``aggregate_to_topk`` only tune TPU approximations.
+    Ties keep index order; NaN counts as the largest value.
+
+    >>> import dflow as tf
+    >>> tf.Session().run(tf.approx_top_k([[3., 1., 2.]], 2))
+    [array([[3., 2.]], dtype=float32), array([[0, 2]], dtype=int32)]
+    """
+    with name_scope(name, "ApproxTopK", [input]) as scope:
+        x = convert_to_tensor(input, name="input")
+        if x.dtype not in (dtypes.float16, dtypes.float32):
+            raise TypeError(f"Value passed to parameter 'input' has DataType {x.dtype.name} not in list of allowed "
+                            f"values: float16, bfloat16, float32")
+        attrs = {"T": x.dtype, "k": int(k), "reduction_dimension": int(reduction_dimension),
+                 "recall_target": float(recall_target), "is_max_k": bool(is_max_k),
+                 "reduction_input_size_override": int(reduction_input_size_override),
+                 "aggregate_to_topk": bool(aggregate_to_topk)}
+        return list(apply_op("ApproxTopK", [x], attrs, name=scope).outputs)
+
+
 # -- Sort (sort, argsort) --------------------------------------------------------------------------
 
 

@@ -528,7 +528,8 @@ MODULES = {"dflow.ops." + m for m in ("nn_ops", "nn_activations", "conv_ops", "p
 FIRST_ORDER_ONLY = {"_NormGrad", "_EinsumGradExpand"}
 CHECKED_ELSEWHERE = {"_Dropout"}  # test_dropout_gradient_is_the_kept_mask_scaled
 # The 3-D and depthwise convolutions and pools: tests/ops/test_conv_variants.py.
-CHECKED_ELSEWHERE |= {"Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "DepthwiseConv2dNative",
+CHECKED_ELSEWHERE |= {"Conv",  # tests/ops/test_misc_top_level.py
+                      "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "DepthwiseConv2dNative",
                       "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter", "MaxPool3D",
                       "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3D", "AvgPool3DGrad"}
 
