@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 
 from dflow._api import export_value, tf_export
-from dflow.framework import dtypes
+from dflow.framework import dtypes, mode
 from dflow.framework.graph import GraphKeys, _graph_of, control_dependencies, get_default_graph, name_scope
 from dflow.framework.tensor_shape import TensorShape, as_shape
 
@@ -166,21 +167,23 @@ class _VariableStore:
         if isinstance(initializer, Tensor) or not callable(initializer):
             if shape.ndims is not None and isinstance(initializer, Tensor):
                 raise ValueError("If initializer is a constant, do not specify shape.")
-            initial_value = initializer
+            initial_value, var_shape = initializer, None
         else:
             if not shape.is_fully_defined():
                 raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead was {shape}.")
-            dims = shape.as_list()
-
-            def initial_value():
-                return initializer(dims, dtype=dtype, partition_info=partition_info)
+            # As TF: a partial of the initializer, and the shape, are what a variable creator
+            # (tf.variable_creator_scope) sees; a value initializer comes with shape None.
+            initial_value = functools.partial(initializer, shape.as_list(), dtype=dtype, partition_info=partition_info)
+            var_shape = shape
 
         graph = _outermost_graph()
         with graph.as_default(), name_scope(None), control_dependencies(None):
+            # What a creator returns is what the store keeps and hands out on reuse, as in TF.
             v = Variable(initial_value=initial_value, trainable=True if trainable is None else trainable,
                          collections=collections, validate_shape=validate_shape, name=name,
                          dtype=dtype if not isinstance(initial_value, Tensor) else None, constraint=constraint,
-                         use_resource=use_resource)
+                         use_resource=mode.resource_variables_enabled() if use_resource is None else use_resource,
+                         shape=var_shape)
             self.vars[name] = v
             if regularizer is not None:
                 with name_scope(f"{name}/Regularizer/"):

@@ -18,6 +18,9 @@ concurrent ``assign_add`` runs lose nothing.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numpy as np
 
 from dflow._api import tf_export
@@ -294,11 +297,98 @@ def _reads_after_controls(graph, op_type: str, inputs: list) -> list:
 _registry._CONTROLLED_INPUT_HOOK[:] = [_reads_after_controls]
 
 
+# -- variable creators (tf.variable_creator_scope) ------------------------------------------
+# Every ``tf.Variable(...)`` call (``tf.get_variable``, layers, optimizers and metrics all end in
+# one) passes through ``_VariableMeta.__call__``: the single place where variables are created.
+# When the graph has creators, the call becomes ``creator(next_creator, **kwargs)`` chained
+# innermost first, ending in the plain constructor, as TF's ``VariableMetaclass``. As TF keeps
+# ``Graph._variable_creator_stack``, the stack is per graph (the outermost one, which holds the
+# variables of loop bodies and cond branches) and per thread.
+
+
+def _creator_graph(graph):
+    while getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
+    return graph
+
+
+def _creator_local(graph) -> threading.local:
+    return _creator_graph(graph)._attachments.setdefault("variable_creator_stack", threading.local())
+
+
+def _variable_creator_stack(graph=None) -> list:
+    """``graph``'s ``[(priority, creator)]`` in this thread, innermost last (TF's ``Graph._variable_creator_stack``)."""
+    local = _creator_local(graph if graph is not None else get_default_graph())
+    return getattr(local, "stack", [])
+
+
+@contextlib.contextmanager
+def _variable_creator_scope(creator, priority: int = 100, graph=None):
+    """Pushes ``creator`` on ``graph``'s stack, stably sorted by priority (TF's ``Graph._variable_creator_scope``)."""
+    local = _creator_local(graph if graph is not None else get_default_graph())
+    old = getattr(local, "stack", [])
+    new = sorted([*old, (priority, creator)], key=lambda item: item[0])
+    local.stack = new
+    try:
+        yield
+    finally:
+        if getattr(local, "stack", None) is not new:
+            raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
+        local.stack = old
+
+
+def _creator_kwargs(initial_value=None, trainable=None, collections=None, validate_shape=True, caching_device=None,
+                    name=None, variable_def=None, dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                    use_resource=None, synchronization=None, aggregation=None, shape=None, container="",
+                    shared_name=None) -> dict:
+    """``Variable(...)``'s arguments as the keywords TF 2.15 hands a creator, in its order. TF's
+    ``experimental_enable_variable_lifting`` is left out (dflow always lifts variables out of loop
+    bodies); dflow's own ``container``/``shared_name`` follow when given."""
+    from dflow.ops.variable_utils import VariableAggregation, VariableSynchronization
+
+    kwargs = dict(initial_value=initial_value, trainable=trainable, validate_shape=validate_shape,
+                  caching_device=caching_device, name=name, variable_def=variable_def, dtype=dtype,
+                  import_scope=import_scope, constraint=constraint,
+                  synchronization=VariableSynchronization.AUTO if synchronization is None else synchronization,
+                  aggregation=VariableAggregation.NONE if aggregation is None else aggregation,
+                  shape=shape, expected_shape=expected_shape, collections=collections, use_resource=use_resource)
+    if container:
+        kwargs["container"] = container
+    if shared_name is not None:
+        kwargs["shared_name"] = shared_name
+    return kwargs
+
+
+def _make_getter(creator, next_creator):
+    return lambda **kwargs: creator(next_creator, **kwargs)
+
+
+class _VariableMeta(type):
+    """Routes ``tf.Variable(...)`` through the default graph's variable creators (TF's ``VariableMetaclass``).
+
+    Subclasses, ``Variable.from_proto`` and ``Variable.__new__`` (imported graphs) bypass them, as in TF.
+    """
+
+    def __call__(cls, *args, **kwargs):
+        stack = _variable_creator_stack() if cls is Variable else None
+        if not stack:
+            return super().__call__(*args, **kwargs)
+        getter = _default_creator
+        for _, creator in stack:
+            getter = _make_getter(creator, getter)
+        return getter(**_creator_kwargs(*args, **kwargs))
+
+
+def _default_creator(**kwargs):
+    """The end of every creator chain: the plain ``Variable`` constructor."""
+    return type.__call__(Variable, **kwargs)
+
+
 # -- the Variable class --------------------------------------------------------------
 
 
 @tf_export("Variable")
-class Variable:
+class Variable(metaclass=_VariableMeta):
     """A TF1 variable: a value that persists across ``Session.run`` calls.
 
     >>> import dflow as tf
@@ -385,7 +475,8 @@ class Variable:
 
     @staticmethod
     def from_proto(variable_def, import_scope=None):
-        return Variable(variable_def=variable_def, import_scope=import_scope)
+        # Not through the variable creators: TF's from_proto builds its RefVariable directly.
+        return _default_creator(variable_def=variable_def, import_scope=import_scope)
 
     # -- identity ---------------------------------------------------------------------
     @property
