@@ -23,12 +23,16 @@ import inspect
 import itertools
 
 from dflow._api import tf_export
-from dflow.framework.graph import GraphKeys, get_default_graph, name_scope
+from dflow.framework import dtypes
+from dflow.framework.graph import GraphKeys, get_default_graph
 from dflow.framework.nest import flatten, pack_sequence_as
-from dflow.ops.array_ops import identity_n, reshape, stack
-from dflow.ops.constant_op import convert_to_tensor
+from dflow.ops.array_ops import concat, identity_n, reshape, shape, size
+from dflow.ops.constant_op import constant, convert_to_tensor
+from dflow.ops.control_flow_ops import while_loop
+from dflow.ops.creation_ops import one_hot
 from dflow.ops.gradients_impl import gradients
 from dflow.ops.registry import RegisterGradient
+from dflow.ops.tensor_array_ops import TensorArray
 
 _UIDS = itertools.count()
 
@@ -87,26 +91,35 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
              aggregation_method=None) -> list:
     """The Hessian of ``sum(ys)`` with respect to each of ``xs``: shape ``x.shape + x.shape``.
 
-    Each x needs a static size: its rows are built one gradient each.
+    As TF's: the first gradient is flattened and a ``while_loop`` over its
+    ``size(x)`` elements writes the gradient of each element with respect to
+    ``x`` into a TensorArray, so sizes unknown at graph time work. ``name`` is
+    accepted and unused, as in TF. A second derivative that does not exist
+    (``ys`` linear in, or independent of, an ``x``) is TF's ValueError.
     """
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops, "gate_gradients": gate_gradients,
               "aggregation_method": aggregation_method}
-    out = []
-    with name_scope(name):
-        for grad, x in zip(gradients(ys, xs, **kwargs), xs):
-            x = convert_to_tensor(x)
-            size = x.shape.num_elements()
-            if size is None:
-                raise NotImplementedError(f"tf.hessians needs the static size of {x.name} (shape {x.shape}); "
-                                          f"dflow builds one gradient per element, with no TensorArray loop.")
-            if grad is None:
-                out.append(None)
-                continue
-            flat = reshape(grad, [-1])
-            rows = []
-            for j in range(size):
-                row = gradients(flat[j], x, **kwargs)[0]
-                rows.append(reshape(row, [-1]) if row is not None else reshape(x * 0, [-1]))
-            out.append(reshape(stack(rows), x.shape.as_list() * 2))
+    return [_hessian(grad, convert_to_tensor(x), kwargs) for grad, x in zip(gradients(ys, xs, **kwargs), xs)]
+
+
+def _hessian(grad, x, kwargs: dict):
+    """The Jacobian of the gradient ``grad`` of a scalar with respect to ``x``, one row per loop iteration."""
+    if grad is None:
+        raise ValueError("None values not supported.")
+    flat = reshape(grad, [-1])
+    n = size(x)
+
+    def body(j, rows):
+        # Row j is the gradient of flat[j]: flat's vector-Jacobian product with the j-th unit vector.
+        row = gradients(flat, x, grad_ys=one_hot(j, n, dtype=flat.dtype), **kwargs)[0]
+        if row is None:
+            raise ValueError("None values not supported.")
+        return j + 1, rows.write(j, row)
+
+    _, rows = while_loop(lambda j, _: j < n, body, [constant(0, dtypes.int32), TensorArray(x.dtype, n)])
+    x_shape = shape(x)
+    out = reshape(rows.stack(), concat((x_shape, x_shape), 0))
+    if x.shape.ndims is not None:
+        out.set_shape(x.shape.concatenate(x.shape))
     return out

@@ -8,8 +8,9 @@ of a 2n×2n block matrix; ``sqrtm`` and ``logm`` go through an eigendecompositio
 (exact for the diagonalizable matrices TF's Schur method is used on), the
 square root's gradient solves TF's Sylvester equation. ``lu`` is LAPACK's
 partial pivoting (``getrf``), ``tridiagonal_solve`` LAPACK's ``gtsv`` (partial
-pivoting). ``lu_solve``, ``lu_reconstruct``, ``lu_matrix_inverse``, ``pinv``,
-``matrix_rank`` and ``normalize`` are built from other ops as in TF, so their
+pivoting; NaN for a singular system, as TF's CPU kernel) or, with ``perturb_singular``, TF's
+LU with perturbed tiny pivots (LAPACK's ``lagtf``/``lagts``). ``lu_solve``, ``lu_reconstruct``,
+``lu_matrix_inverse``, ``pinv``, ``matrix_rank`` and ``normalize`` are built from other ops as in TF, so their
 gradients are the composites'. TF has no gradient for ``Lu`` and
 ``MatrixLogarithm``; neither has dflow.
 
@@ -437,6 +438,10 @@ def _compact_diagonals(diagonals, diagonals_format: str, what: str) -> Tensor:
         if not isinstance(diagonals, (list, tuple)) or len(diagonals) != 3:
             raise ValueError(f"Expected diagonals to be a sequence of length 3, got {diagonals!r}")
         sup, main, sub = (convert_to_tensor(d) for d in diagonals)
+        if what == "tridiagonal_solve":  # TF's solve also takes off-diagonals of length M - 1
+            m = main.shape[-1].value if main.shape.ndims else None
+            sup = _pad_off_diagonal(sup, m, "superdiagonal", [0, 1])
+            sub = _pad_off_diagonal(sub, m, "subdiagonal", [1, 0])
         return array_ops.stack([sup, main, sub], axis=-2)
     if diagonals_format == "matrix":
         m = convert_to_tensor(diagonals, name="diagonals")
@@ -446,6 +451,17 @@ def _compact_diagonals(diagonals, diagonals_format: str, what: str) -> Tensor:
         zero = array_ops.zeros_like(main[..., :1])
         return array_ops.stack([array_ops.concat([sup, zero], -1), main, array_ops.concat([zero, sub], -1)], -2)
     raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
+
+
+def _pad_off_diagonal(t: Tensor, m: int | None, name: str, padding: list) -> Tensor:
+    """An off-diagonal of static length ``m - 1`` padded to ``m`` (at the end of the superdiagonal,
+    the start of the subdiagonal), as TF's ``tridiagonal_solve`` does; other lengths are a ValueError."""
+    n = t.shape[-1].value if t.shape.ndims else None
+    if not n or n == m:
+        return t
+    if m is not None and n == m - 1:
+        return array_ops.pad(t, [[0, 0]] * (t.shape.ndims - 1) + [padding])
+    raise ValueError(f"Expected {name} to be have length {m} or {None if m is None else m - 1}, got {n}.")
 
 
 def _tridiagonal_check(diagonals: Tensor, rhs: Tensor, what: str) -> None:
@@ -513,8 +529,8 @@ def _gtsv(diagonals, rhs, partial_pivoting):
         du[..., i] = du_i
         b[..., i, :] = b_i
         b[..., i + 1, :] = b_next
-    if (d == 0).any():
-        raise invalid("The matrix is not invertible: a pivot of the tridiagonal solve is 0.")
+    singular = (d == 0).any(axis=-1)  # TF fills such a system's solution with NaN (and logs a warning)
+    d = xp.where(d == 0, 1, d)
     x = b
     x[..., m - 1, :] /= d[..., m - 1, None]
     if m > 1:
@@ -522,13 +538,109 @@ def _gtsv(diagonals, rhs, partial_pivoting):
     for i in range(m - 3, -1, -1):
         x[..., i, :] = (x[..., i, :] - du[..., i, None] * x[..., i + 1, :]
                         - du2[..., i, None] * x[..., i + 2, :]) / d[..., i, None]
+    x[singular] = np.nan
     return x
+
+
+def _perturb_pivots(pivot, rows, perturb):
+    """TF's ``MaybePerturbPivot`` (from LAPACK's xLAGTS), for a batch of pivots ``[B]`` and rows ``[B, K]``.
+
+    A pivot under 1 in magnitude is moved away from 0 by ``perturb`` (at least the smallest normal
+    number, with the pivot's sign, doubled at each step) until ``row / pivot`` cannot overflow; a
+    pivot under the smallest normal number that needs no perturbation is scaled up with its row.
+    Returns the new pivots and rows.
+    """
+    xp = array_module(rows)
+    real = np.dtype(rows.dtype).type(0).real.dtype.type
+    one, safemin = real(1), real(np.finfo(real).tiny)
+    bignum = one / safemin
+    abs_pivot = xp.abs(pivot)
+    perturb = xp.copysign(xp.maximum(xp.abs(perturb), safemin), pivot.real)
+    max_factor = xp.abs(rows).max(axis=-1) if rows.shape[-1] else xp.zeros(abs_pivot.shape, dtype=real)
+    active = abs_pivot < one
+    while active.any():
+        tiny = abs_pivot < safemin
+        with np.errstate(over="ignore"):  # both branches of each where are computed, for all pivots
+            nudge = xp.where(tiny, (abs_pivot == 0) | (max_factor * safemin > abs_pivot),
+                             max_factor > abs_pivot * bignum) & active
+            scale = tiny & ~nudge & active
+            pivot = xp.where(nudge, pivot + perturb, xp.where(scale, pivot * bignum, pivot))
+            rows = xp.where(scale[:, None], rows * bignum, rows)
+        perturb = xp.where(nudge, perturb * 2, perturb)
+        abs_pivot = xp.abs(pivot)
+        active = nudge & (abs_pivot < one)
+    return pivot, rows
+
+
+def _solve_perturbed(diagonals, rhs):
+    """TF's ``SolveWithGaussianEliminationWithPivotingAndPerturbSingular`` (LAPACK's xLAGTF + xLAGTS).
+
+    LU with row interchanges chosen on rows scaled by their 1-norms; the forward solve is done
+    during the factorization. In the back substitution each pivot goes through
+    ``_perturb_pivots`` with a perturbation of ``eps * max|U|``, so singular systems give finite
+    results. Works in the input's own precision, as TF's kernel does; vectorized over the batch.
+    """
+    xp = array_module(rhs)
+    batch, m, k = rhs.shape[:-2], rhs.shape[-2], rhs.shape[-1]
+    sup = diagonals[..., 0, :].reshape((-1, m))
+    diag = diagonals[..., 1, :].reshape((-1, m))
+    sub = diagonals[..., 2, :].reshape((-1, m))
+    b = rhs.reshape((-1, m, k))
+    x = xp.zeros_like(b)
+    if m == 0:
+        return x.reshape(rhs.shape)
+    real = np.dtype(rhs.dtype).type(0).real.dtype.type
+    eps, one = real(np.finfo(real).eps), rhs.dtype.type(1)
+    u0, u1, u2 = diag.copy(), xp.zeros_like(diag), xp.zeros_like(diag)
+    u1[:, 0] = sup[:, 0]
+    max_abs_u = xp.maximum(xp.abs(u0[:, 0]), xp.abs(u1[:, 0]))
+    scale1 = xp.abs(u0[:, 0]) + xp.abs(u1[:, 0])
+    x[:, 0] = b[:, 0]
+    for i in range(m - 1):
+        last = i == m - 2
+        scale2 = xp.abs(sub[:, i + 1]) + xp.abs(diag[:, i + 1]) + (0 if last else xp.abs(sup[:, i + 1]))
+        zero_sub = sub[:, i + 1] == 0
+        with np.errstate(divide="ignore", invalid="ignore"):  # as in C++: x/0 is inf, and 0/0 is masked
+            piv1 = xp.where(u0[:, i] == 0, real(0), xp.abs(u0[:, i]) / scale1)
+            piv2 = xp.abs(sub[:, i + 1]) / scale2
+        keep = zero_sub | (piv2 <= piv1)
+        keep_fact = xp.where(zero_sub, 0, sub[:, i + 1] / xp.where(u0[:, i] == 0, one, u0[:, i]))
+        swap_fact = u0[:, i] / xp.where(zero_sub, one, sub[:, i + 1])
+        next_u0 = xp.where(keep, diag[:, i + 1] - keep_fact * u1[:, i], u1[:, i] - swap_fact * diag[:, i + 1])
+        next_x = xp.where(keep[:, None], b[:, i + 1] - keep_fact[:, None] * x[:, i],
+                          x[:, i] - swap_fact[:, None] * b[:, i + 1])
+        x[:, i] = xp.where(keep[:, None], x[:, i], b[:, i + 1])
+        x[:, i + 1] = xp.where(zero_sub[:, None], b[:, i + 1], next_x)
+        u0[:, i] = xp.where(keep, u0[:, i], sub[:, i + 1])
+        u1[:, i + 1] = xp.where(keep, sup[:, i + 1], 0 if last else -swap_fact * sup[:, i + 1])
+        u1[:, i] = xp.where(keep, u1[:, i], diag[:, i + 1])
+        u2[:, i] = xp.where(keep | last, 0, sup[:, i + 1])
+        u0[:, i + 1] = xp.where(zero_sub, diag[:, i + 1], next_u0)
+        scale1 = xp.where(keep, scale2, scale1)
+        if not last:
+            max_abs_u = xp.maximum(max_abs_u, xp.maximum(xp.abs(u0[:, i]), xp.maximum(xp.abs(u1[:, i]),
+                                                                                     xp.abs(u2[:, i]))))
+    max_abs_u = xp.maximum(max_abs_u, xp.abs(u0[:, m - 1]))
+    tol = eps * max_abs_u if m > 1 else eps * xp.abs(diag[:, 0])
+    for i in range(m - 1, -1, -1):
+        row = x[:, i]
+        if i + 1 < m:
+            row = row - u1[:, i, None] * x[:, i + 1]
+        if i + 2 < m:
+            row = row - u2[:, i, None] * x[:, i + 2]
+        pivot, row = _perturb_pivots(u0[:, i], row, tol)
+        x[:, i] = row * (one / pivot)[:, None]
+    return x.reshape(batch + (m, k))
 
 
 def _tridiagonal_solve_kernel(diagonals, rhs, partial_pivoting, perturb_singular):
     if diagonals.shape[-1] != rhs.shape[-2]:
         raise invalid(f"The diagonals' length {diagonals.shape[-1]} does not match the right-hand side's rows "
                       f"{rhs.shape[-2]}")
+    if perturb_singular:
+        if not partial_pivoting:
+            raise invalid("Setting perturb_singular requires also setting partial_pivoting.")
+        return _solve_perturbed(diagonals, rhs)
     return _gtsv(diagonals, rhs, partial_pivoting).astype(rhs.dtype, copy=False)
 
 
@@ -556,8 +668,9 @@ def _three_diagonals_of_product(x, y):
     return out
 
 
-def _tridiagonal_solve_grad_kernel(diagonals, x, grad, partial_pivoting):
-    grad_rhs = _gtsv(_transpose_tridiagonal(diagonals), grad, partial_pivoting).astype(grad.dtype, copy=False)
+def _tridiagonal_solve_grad_kernel(diagonals, x, grad, partial_pivoting, perturb_singular=False):
+    # TF's: the adjoint system is solved with the forward op's partial_pivoting and perturb_singular.
+    grad_rhs = _tridiagonal_solve_kernel(_transpose_tridiagonal(diagonals), grad, partial_pivoting, perturb_singular)
     return -_three_diagonals_of_product(grad_rhs, x).astype(diagonals.dtype, copy=False), grad_rhs
 
 
@@ -580,7 +693,8 @@ not_differentiable("_TridiagonalMatMulGrad")
 @gradient("TridiagonalSolve")
 def _tridiagonal_solve_grad(op, grad):
     out = apply_op("_TridiagonalSolveGrad", [op.inputs[0], op.outputs[0], grad],
-                   {"partial_pivoting": op.get_attr("partial_pivoting")}).outputs
+                   {"partial_pivoting": op.get_attr("partial_pivoting"),
+                    "perturb_singular": op.get_attr("perturb_singular")}).outputs
     return [out[0], out[1]]
 
 
@@ -604,9 +718,14 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None) ->
 @tf_export("linalg.tridiagonal_solve")
 def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False, conjugate_rhs=False,
                       name=None, partial_pivoting=True, perturb_singular=False) -> Tensor:
-    """Solves ``A X = rhs`` for tridiagonal ``A`` (LAPACK's gtsv, partial pivoting by default)."""
-    if perturb_singular:
-        raise NotImplementedError("tridiagonal_solve(perturb_singular=True) is not implemented in dflow")
+    """Solves ``A X = rhs`` for tridiagonal ``A`` (LAPACK's gtsv, partial pivoting by default).
+
+    As TF's CPU kernel, a singular system gives NaN (for all of its right-hand sides); with
+    ``perturb_singular`` (which needs ``partial_pivoting``) tiny pivots of the pivoted LU are
+    perturbed by about ``eps * max|U|`` instead, so the result is finite (as for inverse iteration).
+    """
+    if perturb_singular and not partial_pivoting:
+        raise ValueError("partial_pivoting must be True if perturb_singular is.")
     with op_scope(name, "TridiagonalSolve", [rhs]) as scope:
         diagonals = _compact_diagonals(diagonals, diagonals_format, "tridiagonal_solve")
         rhs = convert_to_tensor(rhs, name="rhs", dtype=diagonals.dtype)
@@ -620,7 +739,8 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
             rhs = array_ops.expand_dims(rhs, -1)
         _tridiagonal_check(diagonals, rhs, "tridiagonal_solve")
         x = apply_op("TridiagonalSolve", [diagonals, rhs], {"partial_pivoting": bool(partial_pivoting),
-                                                            "perturb_singular": False}, name=scope).outputs[0]
+                                                            "perturb_singular": bool(perturb_singular)},
+                     name=scope).outputs[0]
         return array_ops.squeeze(x, [-1]) if vector else x
 
 

@@ -7,7 +7,12 @@ All work on batches of matrices ``[..., M, N]``. Kernels call
 TF1's (``linalg_grad.py``); like TF1's, those of the eigendecomposition and
 the SVD are not finite where eigen- or singular values repeat, and those of
 Cholesky and the eigendecomposition are for symmetric perturbations of the
-symmetric input (the kernels read its lower triangle only).
+symmetric input (the kernels read its lower triangle only). The Qr and Svd
+gradients cover complex inputs (TF's convention: ∂L/∂Re + i·∂L/∂Im of a real
+loss) and raise TF's ``NotImplementedError`` where TF has none: inner
+dimensions unknown at graph time (Svd with ``compute_uv=False`` aside), Qr with
+``full_matrices=True`` and more rows than columns, Svd with
+``full_matrices=True`` and ``abs(m - n) > 1``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops import array_ops, linalg_ops, linalg_solvers, math_ops
+from dflow.ops import array_ops, linalg_ops, linalg_solvers, math_extra_ops, math_ops
 from dflow.ops._common import array_module
 from dflow.ops._linalg_common import (
     CHOLESKY_FAILED,
@@ -106,27 +111,45 @@ def _right_triangular_solve(x: Tensor, r: Tensor) -> Tensor:
 
 
 def _qr_grad_tall(q, r, dq, dr):
-    """TF's QR backprop for rows >= columns (reduced q): arXiv:2009.10071."""
+    """TF's QR backprop for rows >= columns (reduced q): arXiv:2009.10071.
+
+    For complex inputs it adds TF's correction for the gauge of the factorization: ``r``'s
+    diagonal is real, so the imaginary part of ``diag(rdrᴴ - dqᴴq)`` is put back through ``r⁻ᴴ``.
+    """
     qdq = linalg_ops.matmul(q, dq, adjoint_a=True)
     rdr = linalg_ops.matmul(r, dr, adjoint_b=True)
     tril = linalg_ops.matrix_band_part(qdq - linalg_ops.adjoint(qdq) + rdr - linalg_ops.adjoint(rdr), -1, 0)
     grad_a = linalg_ops.matmul(q, dr + _right_triangular_solve(tril, r))
-    return grad_a + _right_triangular_solve(dq - linalg_ops.matmul(q, qdq), r)
+    grad_a += _right_triangular_solve(dq - linalg_ops.matmul(q, qdq), r)
+    if q.dtype.is_complex:
+        m_diag = array_ops.matrix_diag_part(rdr - linalg_ops.adjoint(qdq))
+        correction = array_ops.matrix_diag(m_diag - math_ops.cast(math_extra_ops.real(m_diag), q.dtype))
+        grad_a += _right_triangular_solve(linalg_ops.matmul(q, correction, adjoint_b=True), r)
+    return grad_a
+
+
+def _shape_text(shape: TensorShape) -> str:
+    """A static shape as TF 2.15 prints it in messages: ``(None, 3)``, ``(3,)``, ``<unknown>``."""
+    if shape.ndims is None:
+        return "<unknown>"
+    dims = ["None" if d is None else str(d) for d in shape.as_list()]
+    return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
 
 
 @gradient("Qr")
 def _qr_grad(op, dq, dr):
+    # TF1's checks and messages: no gradient without static inner dimensions of r, nor for
+    # full_matrices=True with more rows than columns.
     q, r = op.outputs
-    if q.dtype.is_complex:
-        raise NotImplementedError(f"The gradient of Qr is not implemented for complex inputs (op {op.name}).")
-    if r.shape.ndims is None or None in r.shape.as_list()[-2:] or q.shape.as_list()[-2] is None:
-        raise NotImplementedError(f"The gradient of Qr needs static inner dimensions, got r.shape={r.shape} "
-                                  f"(op {op.name}).")
-    rows, cols = q.shape.as_list()[-2], r.shape.as_list()[-1]
+    if r.shape.ndims is None or None in r.shape.as_list()[-2:]:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received r.shape: "
+                                  f"{_shape_text(r.shape)}")
+    r_rows, cols = r.shape.as_list()[-2:]
+    rows, q_cols = q.shape.as_list()[-2:]
+    if r_rows > cols and rows == q_cols:
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+                                  f"r.shape={_shape_text(r.shape)} with nrows={r_rows}and ncols={cols}.")
     if rows >= cols:
-        if op.get_attr("full_matrices") and rows != cols:
-            raise NotImplementedError(f"The gradient of Qr is not implemented for full_matrices=True with more "
-                                      f"rows than columns, got r.shape={r.shape} (op {op.name}).")
         return [_qr_grad_tall(q, r, dq, dr)]
     # Wide: split a = [x, y] and r = [u, v], and reduce to the square case.
     y = op.inputs[0][..., :, rows:]
@@ -185,34 +208,59 @@ def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
     return x * math_ops.reciprocal(x * x + epsilon)
 
 
+def _merged_dim(a, b):
+    """The static size two dimensions agree on (TF's ``Dimension.merge_with``), None if neither knows it."""
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"Dimensions {a} and {b} are not compatible")
+    return a if a is not None else b
+
+
+def _svd_inner_dims(a: Tensor, grad_u: Tensor, grad_v: Tensor) -> tuple:
+    """``(m, n)`` of the Svd input, merged with what the shapes of ``grad_u`` and ``grad_v`` know."""
+    if a.shape.ndims is None:
+        # TF1 subscripts the unknown dims here and fails with this TypeError.
+        raise TypeError("'NoneType' object is not subscriptable (the Svd gradient needs the rank of its input)")
+    if a.shape.ndims < 2:
+        raise ValueError(f"Shape {a.shape} must have rank at least 2")
+    m, n = a.shape.as_list()[-2:]
+    if grad_u.shape.ndims is not None and grad_u.shape.ndims >= 2:
+        m = _merged_dim(m, grad_u.shape.as_list()[-2])
+    if grad_v.shape.ndims is not None and grad_v.shape.ndims >= 2:
+        n = _merged_dim(n, grad_v.shape.as_list()[-2])
+    return m, n
+
+
 @gradient("Svd")
 def _svd_grad(op, grad_s, grad_u, grad_v):
-    # TF1's, after Giles (2008) and Townsend's reduced-SVD derivation; real inputs.
+    # TF1's, after Giles (2008), Townsend's reduced-SVD derivation, and for complex inputs the
+    # extra term of https://giggleliu.github.io/2019/04/02/einsumbp.html for the phase gauge.
     a = op.inputs[0]
-    if a.dtype.is_complex:
-        raise NotImplementedError(f"The gradient of Svd is not implemented for complex inputs (op {op.name}).")
-    grad_s_mat = array_ops.matrix_diag(grad_s)
+    grad_s_mat = array_ops.matrix_diag(math_ops.cast(grad_s, a.dtype))
     if not op.get_attr("compute_uv"):
         _, u, v = svd(a, compute_uv=True)
         return [linalg_ops.matmul(u, linalg_ops.matmul(grad_s_mat, v, adjoint_b=True))]
-    m, n = a.shape.as_list()[-2:] if a.shape.ndims is not None else (None, None)
+    m, n = _svd_inner_dims(a, grad_u, grad_v)
     if m is None or n is None:
-        raise NotImplementedError(f"The gradient of Svd needs static inner dimensions, got {a.shape} (op {op.name}).")
+        raise NotImplementedError("SVD gradient has not been implemented for input with unknown inner matrix shape.")
     s, u, v = op.outputs
+    s = math_ops.cast(s, a.dtype)
     transposed = m > n
     if transposed:  # differentiate aᴴ = v s uᴴ instead, and take the adjoint at the end
         m, n, u, v, grad_u, grad_v = n, m, v, u, grad_v, grad_u
     full_matrices = op.get_attr("full_matrices")
-    if full_matrices and n - m > 1:
-        raise NotImplementedError(f"The gradient of Svd is not implemented for abs(m - n) > 1 with full_matrices=True "
-                                  f"(op {op.name}).")
+    if full_matrices and abs(m - n) > 1:
+        shape = a.shape[:-2].concatenate([n, m] if transposed else [m, n])
+        raise NotImplementedError(f"svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True. "
+                                  f"Received: m={m} and n={n} from op input={a} with shape={_shape_text(shape)}.")
     s_mat = array_ops.matrix_diag(s)
     s2 = s * s
     f = array_ops.matrix_set_diag(_safe_reciprocal(array_ops.expand_dims(s2, -2) - array_ops.expand_dims(s2, -1)),
                                   array_ops.zeros_like(s))
+    s_inv_mat = array_ops.matrix_diag(_safe_reciprocal(s))
     v1, grad_v1 = v[..., :, :m], grad_v[..., :, :m]
+    v_gv = linalg_ops.matmul(v1, grad_v1, adjoint_a=True)
     f_u = f * linalg_ops.matmul(u, grad_u, adjoint_a=True)
-    f_v = f * linalg_ops.matmul(v1, grad_v1, adjoint_a=True)
+    f_v = f * v_gv
     term1_nouv = (grad_s_mat + linalg_ops.matmul(f_u + linalg_ops.adjoint(f_u), s_mat)
                   + linalg_ops.matmul(s_mat, f_v + linalg_ops.adjoint(f_v)))
     grad_a = linalg_ops.matmul(u, linalg_ops.matmul(term1_nouv, v1, adjoint_b=True))
@@ -222,8 +270,12 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
         if full_matrices:
             v2, grad_v2 = v[..., :, m:n], grad_v[..., :, m:n]
             term2_nous -= linalg_ops.matmul(linalg_ops.matmul(v1, grad_v2, adjoint_a=True), v2, adjoint_b=True)
-        s_inv_mat = array_ops.matrix_diag(_safe_reciprocal(s))
         grad_a += linalg_ops.matmul(linalg_ops.matmul(u, s_inv_mat), term2_nous)
+    if a.dtype.is_complex:
+        # The phase of each pair of singular vectors is free: TF's term for the diagonal of vᴴ dv.
+        l_mat = array_ops.matrix_diag(array_ops.matrix_diag_part(v_gv))
+        term3_nouv = linalg_ops.matmul(s_inv_mat, linalg_ops.adjoint(l_mat) - l_mat)
+        grad_a += 0.5 * linalg_ops.matmul(u, linalg_ops.matmul(term3_nouv, v1, adjoint_b=True))
     return [linalg_ops.adjoint(grad_a) if transposed else grad_a]
 
 

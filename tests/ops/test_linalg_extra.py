@@ -161,8 +161,9 @@ def test_tridiagonal_ops_in_every_format():
         np.testing.assert_allclose(x, np.linalg.solve(dense, rhs), rtol=1e-8, atol=1e-10)
     with pytest.raises(ValueError, match=r"\[\.\.\., 3, M\]"):
         tf.linalg.tridiagonal_solve(tf.zeros([2, 3]), tf.zeros([3, 1]))
-    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="not invertible"):
-        sess.run(tf.linalg.tridiagonal_solve(np.zeros((3, 3)), np.ones((3, 1))))
+    # TF 2.15's CPU kernel logs "The matrix is not invertible." and returns NaN for a singular system.
+    (x,) = _run(tf.linalg.tridiagonal_solve(np.zeros((3, 3)), np.ones((3, 1))))
+    assert np.isnan(x).all() and x.shape == (3, 1)
 
 
 def test_eigh_tridiagonal():
