@@ -235,6 +235,11 @@ class Graph:
             for t in op._inputs:
                 t._consumers.append(op)
             self._version += 1
+        # Op-creation observers of this thread (a recording tf.GradientTape, a tf.function trace).
+        observers = getattr(_local, "op_observers", None)
+        if observers:
+            for observe in list(observers):
+                observe(op)
         return op
 
     def _apply_control_dependencies(self, op: Operation) -> None:
@@ -496,6 +501,17 @@ def _session_stack() -> list:
     if stack is None:
         stack = _local.sessions = []
     return stack
+
+
+def op_observers() -> list:
+    """This thread's op-creation observers: callables ``observe(op)`` that ``Graph._create_op`` calls
+    with each op it creates, in any graph, after the op is registered. ``tf.GradientTape`` records
+    the ops made while it is recording this way (TF's tape stack is per thread too); add and remove
+    your own callable, never replace the list."""
+    observers = getattr(_local, "op_observers", None)
+    if observers is None:
+        observers = _local.op_observers = []
+    return observers
 
 
 def get_default_session():

@@ -38,8 +38,9 @@ def _as_tensor_list(values, what: str) -> list:
     return out
 
 
-def _between(ys, xs, stop_ops) -> list:
-    """Ops on a path from some x to some y (forward-reachable and backward-reaching), in order."""
+def _between(ys, xs, stop_ops, only_ops=None) -> list:
+    """Ops on a path from some x to some y (forward-reachable and backward-reaching), in order.
+    With ``only_ops`` (the ops a ``tf.GradientTape`` recorded), paths pass through those ops only."""
     reach_back: set = set()
     stack = [y.op for y in ys]
     while stack:
@@ -52,7 +53,7 @@ def _between(ys, xs, stop_ops) -> list:
     stack = [c for x in xs for c in x._consumers]
     while stack:
         op = stack.pop()
-        if op in reach_fwd or op not in reach_back:
+        if op in reach_fwd or op not in reach_back or only_ops is not None and op not in only_ops:
             continue
         reach_fwd.add(op)
         if op in stop_ops:
@@ -103,9 +104,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     >>> tf.Session().run(g)
     np.float32(6.0)
     """
-    from dflow.ops import array_ops
-    from dflow.ops.registry import gradient_function
-
     ys = _as_tensor_list(ys, "ys")
     xs = _as_tensor_list(xs, "xs")
     if unconnected_gradients not in ("none", "zero"):
@@ -113,55 +111,70 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     graph = _graph_of(ys + xs)
     stop_ops = {t.op for t in _as_tensor_list(stop_gradients, "stop_gradients")}
     with graph.as_default(), name_scope(name, "gradients", ys + xs):
-        grads: dict = {}
-        grad_ys = list(grad_ys) if isinstance(grad_ys, (list, tuple)) else [grad_ys] * len(ys) \
-            if grad_ys is not None else [None] * len(ys)
-        if len(grad_ys) != len(ys):
-            raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
-        for i, (y, gy) in enumerate(zip(ys, grad_ys)):
-            if gy is None:
-                if y.dtype not in _DIFFERENTIABLE:
-                    raise TypeError(f"Gradients of {y.dtype.name} values are not supported (ys[{i}] = {y.name}); "
-                                    f"cast to a float type first.")
-                gy = array_ops.ones_like(y, name=f"grad_ys_{i}")
-            else:
-                gy = convert_to_tensor(gy, dtype=y.dtype, name=f"grad_ys_{i}")
-            grads.setdefault(y, []).append(gy)
+        return symbolic_gradients(graph, ys, xs, grad_ys, stop_ops, unconnected_gradients, colocate_gradients_with_ops)
 
-        x_set = set(xs)
-        for op in reversed(_between(ys, xs, stop_ops)):
-            if op in stop_ops:
-                continue
-            with _maybe_colocate_with(graph, op, colocate_gradients_with_ops):
-                out_grads = [_sum(grads.get(t, []), f"{op.name}_grad/AddN") for t in op._outputs]
-            if all(g is None for g in out_grads):
-                continue
-            rule = gradient_function(op)
-            if rule is None:
-                continue
-            for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
-                if g is None and t.dtype in _DIFFERENTIABLE:
-                    out_grads[i] = array_ops.zeros_like(t)
-                elif isinstance(g, IndexedSlices) and op._type not in _PASSES_INDEXED_SLICES:
-                    out_grads[i] = convert_to_tensor(g)
-            with name_scope(f"{op.name}_grad"), _maybe_colocate_with(graph, op, colocate_gradients_with_ops):
-                in_grads = rule(op, *out_grads)
-            if not isinstance(in_grads, (list, tuple)):
-                in_grads = [in_grads]
-            if len(in_grads) != len(op._inputs):
-                raise ValueError(f"Gradient rule of {op.type} returned {len(in_grads)} gradients for "
-                                 f"{len(op._inputs)} inputs (op {op.name})")
-            for t, g in zip(op._inputs, in_grads):
-                if g is None or t.dtype not in _DIFFERENTIABLE:
-                    continue
-                if not isinstance(g, IndexedSlices):
-                    g = convert_to_tensor(g)
-                grads.setdefault(t, []).append(g)
 
-        out = []
-        for x in xs:
-            g = _sum(grads.get(x, []), "AddN") if x in x_set else None
-            if g is None and unconnected_gradients == "zero":
-                g = array_ops.zeros_like(x)
-            out.append(g)
-        return out
+def symbolic_gradients(graph, ys: list, xs: list, grad_ys, stop_ops=frozenset(), unconnected_gradients="none",
+                       colocate_gradients_with_ops=False, only_ops=None, rule_scope="{}_grad",
+                       seed_name="grad_ys_{}") -> list:
+    """``tf.gradients``' work on tensors ``ys`` and ``xs`` of ``graph``, in the caller's name scope.
+
+    ``tf.GradientTape`` calls it too, with ``only_ops`` (the ops it recorded: other ops carry no
+    gradient), ``rule_scope="gradient_tape/{}/"`` (each rule's ops under ``gradient_tape/<op>/``,
+    as TF's tape names them) and ``seed_name="ones"``.
+    """
+    from dflow.ops import array_ops
+    from dflow.ops.registry import gradient_function
+
+    grads: dict = {}
+    grad_ys = list(grad_ys) if isinstance(grad_ys, (list, tuple)) else [grad_ys] * len(ys) \
+        if grad_ys is not None else [None] * len(ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    for i, (y, gy) in enumerate(zip(ys, grad_ys)):
+        if gy is None:
+            if y.dtype not in _DIFFERENTIABLE:
+                raise TypeError(f"Gradients of {y.dtype.name} values are not supported (ys[{i}] = {y.name}); "
+                                f"cast to a float type first.")
+            gy = array_ops.ones_like(y, name=seed_name.format(i))
+        else:
+            gy = convert_to_tensor(gy, dtype=y.dtype, name=f"grad_ys_{i}")
+        grads.setdefault(y, []).append(gy)
+
+    x_set = set(xs)
+    for op in reversed(_between(ys, xs, stop_ops, only_ops)):
+        if op in stop_ops:
+            continue
+        with _maybe_colocate_with(graph, op, colocate_gradients_with_ops):
+            out_grads = [_sum(grads.get(t, []), f"{op.name}_grad/AddN") for t in op._outputs]
+        if all(g is None for g in out_grads):
+            continue
+        rule = gradient_function(op)
+        if rule is None:
+            continue
+        for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
+            if g is None and t.dtype in _DIFFERENTIABLE:
+                out_grads[i] = array_ops.zeros_like(t)
+            elif isinstance(g, IndexedSlices) and op._type not in _PASSES_INDEXED_SLICES:
+                out_grads[i] = convert_to_tensor(g)
+        with name_scope(rule_scope.format(op.name)), _maybe_colocate_with(graph, op, colocate_gradients_with_ops):
+            in_grads = rule(op, *out_grads)
+        if not isinstance(in_grads, (list, tuple)):
+            in_grads = [in_grads]
+        if len(in_grads) != len(op._inputs):
+            raise ValueError(f"Gradient rule of {op.type} returned {len(in_grads)} gradients for "
+                             f"{len(op._inputs)} inputs (op {op.name})")
+        for t, g in zip(op._inputs, in_grads):
+            if g is None or t.dtype not in _DIFFERENTIABLE:
+                continue
+            if not isinstance(g, IndexedSlices):
+                g = convert_to_tensor(g)
+            grads.setdefault(t, []).append(g)
+
+    out = []
+    for x in xs:
+        g = _sum(grads.get(x, []), "AddN") if x in x_set else None
+        if g is None and unconnected_gradients == "zero":
+            g = array_ops.zeros_like(x)
+        out.append(g)
+    return out
