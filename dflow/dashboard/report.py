@@ -53,10 +53,12 @@ def graph_doc(partitions) -> dict:
 
 def trace_doc(when: float, partitions, stats, top: int = 50) -> dict:
     """The slowest ops of a traced run (``RunOptions(trace_level=FULL_TRACE)``): name, type,
-    device and milliseconds, slowest first, and the run's span from first start to last end."""
+    device and milliseconds, slowest first, and the run's span from first start to last end.
+    ``stats``: per partition, ``(op position, start_ns, end_ns[, outputs])`` records (the
+    outputs' descriptions, ``program.describe``, are not shown here)."""
     ops, first, last = [], None, None
     for p, part_stats in zip(partitions, stats):
-        for i, t0, t1 in part_stats:
+        for i, t0, t1, *_ in part_stats:
             op = p.ops[i]
             ops.append({"name": op.name, "type": op.type, "device": p.device, "ms": (t1 - t0) / 1e6})
             first = t0 if first is None else min(first, t0)
@@ -89,7 +91,7 @@ class SessionReporter:
 
     def ran(self, partitions, seconds: float, error: BaseException | None = None, stats=None) -> None:
         """Records one run (called by the session's thread after each run); ``stats``: a traced
-        run's ``(op position, start_ns, end_ns)`` lists, one per partition (``RunOptions(FULL_TRACE)``)."""
+        run's ``(op position, start_ns, end_ns, outputs)`` lists, one per partition (``RunOptions(FULL_TRACE)``)."""
         if stats is not None:
             self._trace = (time.time(), partitions, stats)
         with self._lock:

@@ -199,6 +199,9 @@ def _node_dtype(node, key: str):
         if key == "T":
             return node.outputs[0].dtype
         return node.get_attr(key)
+    attr = node.attr[key] if key in node.attr else None
+    if attr is not None and hasattr(attr, "WhichOneof"):  # a tf.NodeDef's AttrValue
+        return dtypes.as_dtype(attr.type) if attr.WhichOneof("value") == "type" else None
     value = node.attr.get(key)
     if isinstance(value, dict) and "$dtype" in value:
         value = value["$dtype"]

@@ -11,10 +11,13 @@ Both belong to a ``Graph`` (``graph.py``), which creates them.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import TYPE_CHECKING
 
+from dflow._api import tf_export
 from dflow.framework import dtypes as _dtypes
+from dflow.framework.protobuf import Field, Message
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.placement.device_spec import DeviceSpec
 
@@ -209,7 +212,10 @@ class Operation:
 
     @property
     def node_def(self) -> NodeDef:
-        return NodeDef(self)
+        """The ``NodeDef`` protocol buffer of this op (what ``Graph.as_graph_def()`` holds for it)."""
+        from dflow.framework.graph_io import node_def_of_operation
+
+        return node_def_of_operation(self)
 
     def get_attr(self, name: str):
         if name == "_class":
@@ -263,25 +269,6 @@ class Operation:
         raise TypeError(f"Operation {self._name} is a graph node and cannot be pickled.")
 
 
-class NodeDef:
-    """A read-only TF1-style view of an operation (``op.node_def``)."""
-
-    def __init__(self, op: Operation):
-        self.name = op._name
-        self.op = op._type
-        self.device = op._device
-        self.input = [t._as_node_def_input() for t in op._inputs] + [f"^{c._name}" for c in op._control_inputs]
-        self.attr = dict(op._attrs)
-
-    def __str__(self):
-        lines = [f'name: "{self.name}"', f'op: "{self.op}"']
-        lines += [f'input: "{i}"' for i in self.input]
-        if self.device:
-            lines.append(f'device: "{self.device}"')
-        lines += [f"attr {{ key: \"{k}\" value: {v!r} }}" for k, v in sorted(self.attr.items())]
-        return "\n".join(lines)
-
-
 def _as_operation(obj) -> Operation:
     if isinstance(obj, Operation):
         return obj
@@ -300,3 +287,171 @@ def _default_session_run(fetch, feed_dict, session, what: str):
     from dflow.framework.graph import _run_with_default_session
 
     return _run_with_default_session(fetch, feed_dict, session, what)
+
+
+# -- protocol buffers: tensor_shape.proto, tensor.proto, attr_value.proto, node_def.proto -----------------
+# Defined here, beside the graph elements they describe, so that ``Operation.node_def`` and the
+# ``GraphDef`` of ``graph_io`` share one ``NodeDef`` class.
+
+_DT_NAMES = {0: "INVALID", 1: "FLOAT", 2: "DOUBLE", 3: "INT32", 4: "UINT8", 5: "INT16", 6: "INT8", 7: "STRING",
+             8: "COMPLEX64", 9: "INT64", 10: "BOOL", 11: "QINT8", 12: "QUINT8", 13: "QINT32", 14: "BFLOAT16",
+             15: "QINT16", 16: "QUINT16", 17: "UINT16", 18: "COMPLEX128", 19: "HALF", 20: "RESOURCE",
+             21: "VARIANT", 22: "UINT32", 23: "UINT64"}
+
+
+def datatype_name(enum: int) -> str:
+    """TensorFlow's ``DataType`` name of an enum value (``1`` → ``"DT_FLOAT"``, ``101`` → ``"DT_FLOAT_REF"``)."""
+    if enum in _DT_NAMES:
+        return "DT_" + _DT_NAMES[enum]
+    if enum - 100 in _DT_NAMES and enum > 100:
+        return f"DT_{_DT_NAMES[enum - 100]}_REF"
+    return str(enum)
+
+
+def enum_text(text: str, indent: int, field: str, name_of) -> str:
+    """Protobuf text ``text`` of a message at ``indent`` with the enum ``field``'s numbers written as names."""
+    pad = "  " * indent
+    pattern = re.compile(rf"^{pad}{field}: (-?\d+)$", re.MULTILINE)
+    return pattern.sub(lambda m: f"{pad}{field}: {name_of(int(m.group(1)))}", text)
+
+
+class TensorShapeProto(Message):
+    """A tensor's shape (TF's ``TensorShapeProto``): its dims (-1 for an unknown size), or ``unknown_rank``."""
+
+    class Dim(Message):
+        FIELDS = (Field(1, "size", "int64"), Field(2, "name", "string"))
+
+    FIELDS = (Field(2, "dim", Dim, "repeated"), Field(3, "unknown_rank", "bool"))
+
+
+class TensorProto(Message):
+    """A tensor's value (TF's ``TensorProto``): dtype, shape, and its values as raw bytes or typed lists."""
+
+    FIELDS = (
+        Field(1, "dtype", "enum"),
+        Field(2, "tensor_shape", TensorShapeProto),
+        Field(3, "version_number", "int32"),
+        Field(4, "tensor_content", "bytes"),
+        Field(13, "half_val", "int32", "packed"),
+        Field(5, "float_val", "float", "packed"),
+        Field(6, "double_val", "double", "packed"),
+        Field(7, "int_val", "int32", "packed"),
+        Field(8, "string_val", "bytes", "repeated"),
+        Field(9, "scomplex_val", "float", "packed"),
+        Field(10, "int64_val", "int64", "packed"),
+        Field(11, "bool_val", "bool", "packed"),
+        Field(12, "dcomplex_val", "double", "packed"),
+        Field(16, "uint32_val", "uint32", "packed"),
+        Field(17, "uint64_val", "uint64", "packed"),
+    )
+
+    def _text(self, indent: int) -> str:
+        return enum_text(super()._text(indent), indent, "dtype", datatype_name)
+
+
+@tf_export("NameAttrList")
+class NameAttrList(Message):
+    """A function name and its attrs (TF's ``NameAttrList``): an ``AttrValue``'s ``func``."""
+
+
+@tf_export("AttrValue")
+class AttrValue(Message):
+    """The value of an op attr (TF's ``AttrValue``): one of ``s``, ``i``, ``f``, ``b``, ``type``, ``shape``,
+    ``tensor``, ``list``, ``func`` or ``placeholder``.
+
+    >>> AttrValue(type=1).SerializeToString()
+    b'0\\x01'
+    """
+
+    class ListValue(Message):
+        FIELDS = (
+            Field(2, "s", "bytes", "repeated"),
+            Field(3, "i", "int64", "packed"),
+            Field(4, "f", "float", "packed"),
+            Field(5, "b", "bool", "packed"),
+            Field(6, "type", "enum", "packed"),
+            Field(7, "shape", TensorShapeProto, "repeated"),
+            Field(8, "tensor", TensorProto, "repeated"),
+            Field(9, "func", NameAttrList, "repeated"),
+        )
+
+        def _text(self, indent: int) -> str:
+            return enum_text(super()._text(indent), indent, "type", datatype_name)
+
+    FIELDS = (
+        Field(1, "list", ListValue, "oneof:value"),
+        Field(2, "s", "bytes", "oneof:value"),
+        Field(3, "i", "int64", "oneof:value"),
+        Field(4, "f", "float", "oneof:value"),
+        Field(5, "b", "bool", "oneof:value"),
+        Field(6, "type", "enum", "oneof:value"),
+        Field(7, "shape", TensorShapeProto, "oneof:value"),
+        Field(8, "tensor", TensorProto, "oneof:value"),
+        Field(9, "placeholder", "string", "oneof:value"),
+        Field(10, "func", NameAttrList, "oneof:value"),
+    )
+
+    def _text(self, indent: int) -> str:
+        return enum_text(super()._text(indent), indent, "type", datatype_name)
+
+
+NameAttrList._set_fields((Field(1, "name", "string"), Field(2, "attr", AttrValue, "map")))
+
+
+@tf_export("NodeDef")
+class NodeDef(Message):
+    """A node of a ``GraphDef`` (TF's ``NodeDef``): name, op type, inputs (``"op"``, ``"op:1"``,
+    ``"^control"``), requested device and attrs (a map of ``AttrValue``).
+
+    ``Graph.as_graph_def().node`` and ``Operation.node_def`` hold these. A node
+    made from a dflow op also remembers that op's own record (attrs that have no
+    ``AttrValue`` form, output shapes), used by ``tf.import_graph_def`` while the
+    node is not edited; it is not part of the message's fields or bytes.
+    """
+
+    class ExperimentalDebugInfo(Message):
+        FIELDS = (Field(1, "original_node_names", "string", "repeated"),
+                  Field(2, "original_func_names", "string", "repeated"))
+
+    FIELDS = (
+        Field(1, "name", "string"),
+        Field(2, "op", "string"),
+        Field(3, "input", "string", "repeated"),
+        Field(4, "device", "string"),
+        Field(5, "attr", AttrValue, "map"),
+        Field(6, "experimental_debug_info", ExperimentalDebugInfo),
+    )
+
+    # -- the dflow record this node was made from: (record, bytes of the node then, {attr: bytes then}) --
+    @property
+    def _dflow(self):
+        return self.__dict__.get("_dflow_source")
+
+    def _set_dflow(self, source) -> None:
+        object.__setattr__(self, "_dflow_source", source)
+
+    def Clear(self) -> None:  # noqa: N802 - protobuf name
+        super().Clear()
+        self._set_dflow(None)
+
+    def ParseFromString(self, data: bytes) -> int:  # noqa: N802 - protobuf name
+        self._set_dflow(None)
+        return super().ParseFromString(data)
+
+    def CopyFrom(self, other) -> None:  # noqa: N802 - protobuf name
+        super().CopyFrom(other)
+        self._set_dflow(other._dflow)
+
+    def MergeFrom(self, other) -> None:  # noqa: N802 - protobuf name
+        super().MergeFrom(other)
+        if self._dflow is None:
+            self._set_dflow(other._dflow)
+
+    def __reduce__(self):
+        return _node_def_from_bytes, (self.SerializeToString(), self._dflow)
+
+
+def _node_def_from_bytes(data: bytes, source) -> NodeDef:
+    node = NodeDef.FromString(data)
+    node._set_dflow(source)
+    return node

@@ -103,9 +103,11 @@ def plan_overlap(partition, steps: list, fusions: dict) -> dict:
     return started
 
 
-def timed(position: int, stats: list, kernel, *args):
-    """``kernel(*args)``, its start and end appended to a traced run's ``stats``."""
+def timed(position: int, stats: list, describe, kernel, *args):
+    """``kernel(*args)``, its start, end and ``describe(outputs, args)`` (``program.describe_*``)
+    appended to a traced run's ``stats``."""
     start = time.time_ns()
     out = kernel(*args)
-    stats.append((position, start, time.time_ns()))
+    end = time.time_ns()
+    stats.append((position, start, end, describe(out, args)))
     return out

@@ -15,7 +15,11 @@ where ``k0``, ``k1`` are the ops' bound kernels. A kernel failure is caught
 once, mapped back to its op through the failing line number, and re-raised
 as the TF1 error class naming the op, its type, device and creation site.
 A traced variant (built on demand for ``RunOptions.FULL_TRACE``) also
-records each op's start and end time.
+records each op's start and end time and what its outputs hold (``describe``:
+shape, bytes, device memory or not, and whether an output is one of the op's
+inputs passed on)::
+
+        _t = _now(); _o = k3(v1); _t1 = _now(); v5, v6, = _o; _stats.append((3, _t, _t1, _dn(_o, (v1, )))); del _o
 
 Two rewrites change what a line runs. A product, its bias add and its
 activation are one fused op at the last one's line (``fusion``). A large op
@@ -66,6 +70,55 @@ def to_host(x):
         return x
     get = getattr(x, "get", None)
     return get() if get is not None and type(x).__module__.startswith("cupy") else x
+
+
+STRING_ELEMENT_BYTES = 24  # sizeof(tensorflow::tstring): what TF's allocation descriptions count per string
+
+
+def describe(value, reads=()) -> tuple:
+    """What a traced run records of one output value: ``(shape, nbytes, on_gpu, forwarded)``.
+
+    ``nbytes`` is a numpy or CuPy array's ``nbytes`` (for strings, TF's 24 bytes per element);
+    None for a Python value, whose size the session takes from the tensor's dtype. ``forwarded``:
+    the value is one of ``reads`` (the op's inputs), passed on rather than allocated."""
+    forwarded = any(value is r for r in reads)
+    nbytes = getattr(value, "nbytes", None)
+    if nbytes is not None and hasattr(value, "shape"):
+        if getattr(getattr(value, "dtype", None), "kind", "") in ("O", "S", "U"):
+            nbytes = value.size * STRING_ELEMENT_BYTES
+        return tuple(value.shape), int(nbytes), type(value).__module__.startswith("cupy"), forwarded
+    if isinstance(value, (bytes, str)):
+        return (), STRING_ELEMENT_BYTES, False, forwarded
+    return _python_shape(value), None, False, forwarded
+
+
+def _python_shape(value) -> tuple:
+    """The shape of a Python value a kernel returned (a nested list is a tensor's; anything
+    else, a scalar or a Python-side resource, counts as a scalar)."""
+    if isinstance(value, (list, tuple)):
+        try:
+            return np.shape(value)
+        except ValueError:  # ragged
+            return (len(value),)
+    return ()
+
+
+def describe_one(value, reads=()) -> tuple:
+    """``describe`` of a single-output op's value, as a one-element tuple."""
+    return (describe(value, reads),)
+
+
+def describe_many(values, reads=()) -> tuple:
+    """``describe`` of each of a multi-output op's values."""
+    return tuple(describe(v, reads) for v in values)
+
+
+def describe_none(values, reads=()) -> tuple:
+    return ()
+
+
+def _describer(n_outputs: int) -> str:
+    return "_dn" if n_outputs > 1 else "_d1" if n_outputs else "_d0"
 
 
 def to_gpu(x):
@@ -123,6 +176,17 @@ def _dead_after(partition, steps: list | None = None) -> list:
     return dead
 
 
+def _traced_statement(i: int, call: str, outs: list, reads: list) -> str:
+    """The traced line of op ``i``: its times, then what its outputs hold (``describe``); the
+    outputs' tuple ``_o`` is let go at once, so no value outlives its own line."""
+    if not outs:
+        return f"_t = _now(); {call}; _stats.append(({i}, _t, _now(), ()))"
+    lhs = outs[0] if len(outs) == 1 else f"{', '.join(outs)},"
+    inputs = "(" + "".join(f"{r}, " for r in reads) + ")"
+    return (f"_t = _now(); _o = {call}; _t1 = _now(); {lhs} = _o; "
+            f"_stats.append(({i}, _t, _t1, {_describer(len(outs))}(_o, {inputs}))); del _o")
+
+
 class PartitionProgram:
     """Runs the ops of one partition in order.
 
@@ -172,6 +236,8 @@ class PartitionProgram:
         # (log(0), 0/0) raised by kernels called from here: TF1 returns inf/nan quietly.
         namespace = {"__name__": "dflow.partition", "_fail": self._fail, "_now": time.time_ns,
                      "_cv": self._convert}
+        if traced:
+            namespace.update(_d0=describe_none, _d1=describe_one, _dn=describe_many)
         for t, src in zip(p.inputs, self._input_sources):
             v = names[t] = f"v{len(names)}"
             ref = f"feeds[{src[1]}]" if src[0] == "feed" else f"u{src[1]}[{src[2]}]"
@@ -209,14 +275,14 @@ class PartitionProgram:
                 call = f"k{i}(_ctx{', ' if args else ''}{args})"
             else:
                 call = f"k{i}({args})"
-            if len(outs) == 1:
+            if traced and i not in joined:  # a started op records its own times and outputs
+                stmt = _traced_statement(i, call, outs, [names[t] for t in reads if t in names])
+            elif len(outs) == 1:
                 stmt = f"{outs[0]} = {call}"
             elif outs:
                 stmt = f"{', '.join(outs)}, = {call}"
             else:
                 stmt = call
-            if traced and i not in joined:  # a started op records its own times
-                stmt = f"_t = _now(); {stmt}; _stats.append(({i}, _t, _now()))"
             gone = [names[t] for t in dead[i] if names.get(t, "_") != "_"] + ([f"f{i}"] if i in joined else [])
             if gone:  # values no later op reads are let go (in-place updates need them gone: see resources)
                 stmt += f"; del {', '.join(gone)}"
@@ -244,7 +310,8 @@ class PartitionProgram:
                 args.append(const)
             else:
                 args.append(names[t])
-        call = [f"_timed, {s}, _stats, k{s}" if traced else f"k{s}", *args]
+        describer = _describer(len(self.partition.ops[s]._outputs))
+        call = [f"_timed, {s}, _stats, {describer}, k{s}" if traced else f"k{s}", *args]
         return f"    f{s} = _bg.submit({', '.join(call)})"
 
     def _attribute(self, exc: Exception, op) -> errors.OpError:

@@ -20,6 +20,7 @@ from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import Graph, Tensor, _graph_stack, _session_stack, get_default_graph
+from dflow.ops import session_ops
 from dflow.ops.constant_op import to_numpy
 from dflow.placement.placer import place
 from dflow.sessions import partial_run as partial_runs
@@ -249,7 +250,10 @@ class BaseSession:
                 t = self._feed_tensor(key)
             if t in feeds:
                 raise ValueError(f"Tensor {t.name} is fed twice in one feed_dict.")
-            feeds[t] = _convert_feed_value(t, value)
+            if isinstance(value, session_ops.TensorHandle):  # TF's direct handle feed: the tensor it keeps
+                feeds[t] = session_ops.fed_handle_value(self, t, value)
+            else:
+                feeds[t] = _convert_feed_value(t, value)
         return feeds
 
     # -- planning ------------------------------------------------------------------------
@@ -303,6 +307,7 @@ class BaseSession:
         plan = planning.Plan(list(fetch_tensors), list(targets), fed, ops, placement, partitions, programs)
         plan.fetch_sources = planning.fetch_sources(fetch_tensors, fed_index, partitions)
         plan.needs_context = any(op._opdef.uses_context for op in ops)
+        plan.fetches_handles = session_ops.fetches_handles(fetch_tensors)  # tf.get_session_handle outputs
         return plan
 
     # -- execution -----------------------------------------------------------------------
@@ -327,6 +332,8 @@ class BaseSession:
         for t, src in zip(plan.fetch_tensors, plan.fetch_sources):
             v = feed_values[src[1]] if src[0] == "feed" else results[src[0]][src[1]]
             out.append(_fetch_value(v, t))
+        if plan.fetches_handles:  # a fetched handle is a TensorHandle of this session (TF's fetch handler)
+            out = session_ops.wrap_fetched_handles(self, plan, out)
         return out
 
     @staticmethod
@@ -403,6 +410,10 @@ def _fetch_value(v, t: Tensor):
 
 
 def _fill_step_stats(run_metadata, plan, stats_per_partition) -> None:
+    """``run_metadata.step_stats`` of a traced run: per op, TF's times, label, ``output``
+    (dtype, shape, bytes) and ``memory`` (what it allocated, by allocator)."""
+    from dflow.summary import proto as pb
+
     by_device: dict = {}
     for p, stats in zip(plan.partitions, stats_per_partition):
         dev = by_device.get(p.device)
@@ -410,16 +421,76 @@ def _fill_step_stats(run_metadata, plan, stats_per_partition) -> None:
             dev = by_device[p.device] = DeviceStepStats(device=p.device)
             run_metadata.step_stats.dev_stats.append(dev)
         fusions = fusions_of(p)
-        for i, t0, t1 in stats:
+        for rec in stats:
+            i, t0, t1 = rec[0], rec[1], rec[2]
             op = p.ops[i]
             start_us, dur_us = t0 // 1000, max(0, (t1 - t0) // 1000)
             fused = fusions.get(i)
             op_type, inputs = (fused.label, fused.inputs) if fused is not None else (op.type, op._inputs)
-            label = f"{op.name} = {op_type}({', '.join(t.op.name for t in inputs)})"
-            dev.node_stats.append(NodeExecStats(
+            names = [t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}" for t in inputs]
+            if fused is None:
+                names += [f"^{c.name}" for c in op._control_inputs]
+            node = NodeExecStats(
                 node_name=op.name, all_start_micros=start_us, op_start_rel_micros=0, op_end_rel_micros=dur_us,
-                all_end_rel_micros=dur_us, timeline_label=label, all_start_nanos=t0,
-                op_end_rel_nanos=t1 - t0, all_end_rel_nanos=t1 - t0))
+                all_end_rel_micros=dur_us, timeline_label=f"{op.name} = {op_type}({', '.join(names)})",
+                all_start_nanos=t0, op_end_rel_nanos=t1 - t0, all_end_rel_nanos=t1 - t0)
+            if len(rec) > 3 and rec[3]:
+                node.output, node.memory = _node_memory(op, p.device, rec[3], start_us, pb)
+            dev.node_stats.append(node)
+
+
+# Ops whose outputs are buffers that outlive the run (constants, variables and the ref that an
+# assignment returns): TF describes them without ``allocated_bytes`` and counts no memory for them.
+_PERSISTENT_OUTPUTS = frozenset((
+    "Const", "Variable", "VariableV2", "Assign", "AssignAdd", "AssignSub", "ScatterUpdate", "ScatterAdd",
+    "ScatterSub", "ScatterMul", "ScatterDiv", "ScatterMin", "ScatterMax", "ScatterNdUpdate", "ScatterNdAdd",
+    "ScatterNdSub"))
+
+
+def allocator_name(device: str, on_gpu: bool) -> str:
+    """TF's allocator name for a value: ``"GPU_<i>_bfc"`` in GPU ``i``'s memory, else ``"cpu"``."""
+    if not on_gpu:
+        return "cpu"
+    index = device.rsplit("GPU:", 1)[-1] if "GPU:" in device.upper() else "0"
+    return f"GPU_{index if index.isdigit() else 0}_bfc"
+
+
+def _bytes_of(dtype, shape) -> int:
+    """The bytes of a ``dtype`` tensor of ``shape`` (strings: TF's 24 bytes per element)."""
+    from dflow.sessions.program import STRING_ELEMENT_BYTES
+
+    n = int(np.prod(shape)) if len(shape) else 1
+    if dtype is dtypes.string:
+        return n * STRING_ELEMENT_BYTES
+    return n * np.dtype(dtype._np).itemsize if dtype._np is not None else 0
+
+
+def _node_memory(op, device: str, descriptions, start_us: int, pb) -> tuple[list, list]:
+    """``(output, memory)`` of a traced op: a ``NodeOutput`` per output (``program.describe``'s
+    ``descriptions``) and an ``AllocatorMemoryUsed`` per allocator its new outputs took memory
+    from (all still live when it ends). ``pb``: the module of the messages, ``dflow.summary.proto``."""
+    msg = pb.trusted_message
+    persistent = op._type in _PERSISTENT_OUTPUTS
+    outputs, allocated = [], {}
+    for slot, (t, (shape, nbytes, on_gpu, forwarded)) in enumerate(zip(op._outputs, descriptions)):
+        if nbytes is None:
+            nbytes = _bytes_of(t._dtype, shape)
+        alloc = allocator_name(device, on_gpu)
+        if persistent:  # a buffer the run did not allocate: requested bytes only
+            allocation = msg(pb.AllocationDescription, requested_bytes=nbytes, allocator_name=alloc)
+        else:
+            allocation = msg(pb.AllocationDescription, requested_bytes=nbytes, allocated_bytes=nbytes,
+                             allocator_name=alloc)
+            if not forwarded:
+                allocated[alloc] = allocated.get(alloc, 0) + nbytes
+        dims = [msg(pb.TensorShapeProto.Dim, size=int(d)) for d in shape]
+        outputs.append(msg(pb.NodeOutput, slot=slot, tensor_description=msg(
+            pb.TensorDescription, dtype=t._dtype._enum, shape=msg(pb.TensorShapeProto, dim=dims),
+            allocation_description=allocation)))
+    memory = [msg(pb.AllocatorMemoryUsed, allocator_name=alloc, total_bytes=n, peak_bytes=n, live_bytes=n,
+                  allocation_records=[msg(pb.AllocationRecord, alloc_micros=start_us, alloc_bytes=n)])
+              for alloc, n in allocated.items() if n > 0]
+    return outputs, memory
 
 
 class _DefaultSession:

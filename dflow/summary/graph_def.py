@@ -14,43 +14,8 @@ a graph that TensorFlow could import and run.
 from __future__ import annotations
 
 from dflow.framework import dtypes
+from dflow.framework.tensor import AttrValue, NodeDef
 from dflow.summary.proto import DFLOW_META_GRAPH, Field, Message, MetaInfoDef, TensorShapeProto
-
-
-class AttrValue(Message):
-    class ListValue(Message):
-        FIELDS = (
-            Field(2, "s", "bytes", "repeated"),
-            Field(3, "i", "int64", "packed"),
-            Field(4, "f", "float", "packed"),
-            Field(5, "b", "bool", "packed"),
-            Field(6, "type", "enum", "packed"),
-            Field(7, "shape", TensorShapeProto, "repeated"),
-        )
-
-    FIELDS = (
-        Field(1, "list", ListValue, "oneof:value"),
-        Field(2, "s", "bytes", "oneof:value"),
-        Field(3, "i", "int64", "oneof:value"),
-        Field(4, "f", "float", "oneof:value"),
-        Field(5, "b", "bool", "oneof:value"),
-        Field(6, "type", "enum", "oneof:value"),
-        Field(7, "shape", TensorShapeProto, "oneof:value"),
-    )
-
-
-class _AttrEntry(Message):
-    FIELDS = (Field(1, "key", "string"), Field(2, "value", AttrValue))
-
-
-class NodeDef(Message):
-    FIELDS = (
-        Field(1, "name", "string"),
-        Field(2, "op", "string"),
-        Field(3, "input", "string", "repeated"),
-        Field(4, "device", "string"),
-        Field(5, "attr", _AttrEntry, "repeated"),  # a map<string, AttrValue>: entries sorted by key
-    )
 
 
 class VersionDef(Message):
@@ -98,7 +63,8 @@ def _node(name, op_type, inputs, device, attrs: dict, outputs) -> NodeDef:
         entries.setdefault("T", AttrValue(type=outputs[0][0].as_datatype_enum))
         entries["_output_shapes"] = AttrValue(list=AttrValue.ListValue(shape=[shape_proto(d) for _, d in outputs]))
     node = NodeDef(name=name, op=op_type, input=inputs, device=device or "")
-    node.attr.extend(_AttrEntry(key=k, value=entries[k]) for k in sorted(entries))
+    for k in sorted(entries):
+        node.attr[k].CopyFrom(entries[k])
     return node
 
 

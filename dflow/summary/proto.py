@@ -14,6 +14,7 @@ The classes mimic the generated protobuf API that TF1 code uses::
 
 from __future__ import annotations
 
+from dflow._api import tf_export
 from dflow.framework.protobuf import (  # noqa: F401 - the wire format, used from here too
     Field,
     Message,
@@ -22,35 +23,10 @@ from dflow.framework.protobuf import (  # noqa: F401 - the wire format, used fro
     encode_varint,
     iter_fields,
 )
+from dflow.framework.tensor import TensorProto, TensorShapeProto, datatype_name, enum_text  # noqa: F401
 
-# -- tensorflow/core/framework/tensor_shape.proto, tensor.proto --------------------------
-
-class TensorShapeProto(Message):
-    class Dim(Message):
-        FIELDS = (Field(1, "size", "int64"), Field(2, "name", "string"))
-
-    FIELDS = (Field(2, "dim", Dim, "repeated"), Field(3, "unknown_rank", "bool"))
-
-
-class TensorProto(Message):
-    FIELDS = (
-        Field(1, "dtype", "enum"),
-        Field(2, "tensor_shape", TensorShapeProto),
-        Field(3, "version_number", "int32"),
-        Field(4, "tensor_content", "bytes"),
-        Field(13, "half_val", "int32", "packed"),
-        Field(5, "float_val", "float", "packed"),
-        Field(6, "double_val", "double", "packed"),
-        Field(7, "int_val", "int32", "packed"),
-        Field(8, "string_val", "bytes", "repeated"),
-        Field(9, "scomplex_val", "float", "packed"),
-        Field(10, "int64_val", "int64", "packed"),
-        Field(11, "bool_val", "bool", "packed"),
-        Field(12, "dcomplex_val", "double", "packed"),
-        Field(16, "uint32_val", "uint32", "packed"),
-        Field(17, "uint64_val", "uint64", "packed"),
-    )
-
+# tensor_shape.proto and tensor.proto (TensorShapeProto, TensorProto) are defined in dflow.framework.tensor,
+# beside the NodeDef and AttrValue that hold them, and imported here.
 
 # -- tensorflow/core/framework/summary.proto --------------------------------------------
 
@@ -119,7 +95,81 @@ Summary.Value._set_fields((
 ))
 
 
+def trusted_message(cls, **values):
+    """A ``cls`` message holding ``values`` as they are (a repeated field's as a list): for values
+    dflow made itself, already of their fields' types. It skips the checks of each assignment,
+    which a traced run's thousands of output descriptions would pay many times over."""
+    msg = cls.__new__(cls)
+    object.__setattr__(msg, "_values", values)
+    object.__setattr__(msg, "_unknown", [])
+    for name in _repeated_fields(cls).intersection(values):
+        f = cls._BY_NAME[name]
+        field = RepeatedField(f.kind if f.is_message else None, kind=None if f.is_message else f.kind, owner=msg)
+        list.extend(field, values[name])
+        values[name] = field
+    return msg
+
+
+_REPEATED: dict = {}
+
+
+def _repeated_fields(cls) -> frozenset:
+    names = _REPEATED.get(cls)
+    if names is None:
+        names = _REPEATED[cls] = frozenset(f.name for f in cls.FIELDS if f.repeated)
+    return names
+
+
+# -- tensorflow/core/framework/allocation_description.proto, tensor_description.proto --------
+
+class AllocationDescription(Message):
+    """The buffer of a tensor: bytes asked for and given, and the allocator that gave them."""
+
+    FIELDS = (
+        Field(1, "requested_bytes", "int64"),
+        Field(2, "allocated_bytes", "int64"),
+        Field(3, "allocator_name", "string"),
+        Field(4, "allocation_id", "int64"),
+        Field(5, "has_single_reference", "bool"),
+        Field(6, "ptr", "uint64"),
+    )
+
+
+class TensorDescription(Message):
+    """A tensor's dtype (a ``DataType`` enum value), shape and allocation."""
+
+    FIELDS = (
+        Field(1, "dtype", "enum"),
+        Field(2, "shape", TensorShapeProto),
+        Field(4, "allocation_description", AllocationDescription),
+    )
+
+
 # -- tensorflow/core/framework/step_stats.proto, protobuf/config.proto (RunMetadata) ---------
+
+class AllocationRecord(Message):
+    FIELDS = (Field(1, "alloc_micros", "int64"), Field(2, "alloc_bytes", "int64"))
+
+
+class AllocatorMemoryUsed(Message):
+    """The memory an op took from one allocator: ``total_bytes`` allocated, its ``peak_bytes``
+    and the ``live_bytes`` still held when it ended."""
+
+    FIELDS = (
+        Field(1, "allocator_name", "string"),
+        Field(2, "total_bytes", "int64"),
+        Field(3, "peak_bytes", "int64"),
+        Field(4, "live_bytes", "int64"),
+        Field(6, "allocation_records", AllocationRecord, "repeated"),
+        Field(5, "allocator_bytes_in_use", "int64"),
+    )
+
+
+class NodeOutput(Message):
+    """Output ``slot`` of an op and the tensor it made."""
+
+    FIELDS = (Field(1, "slot", "int32"), Field(3, "tensor_description", TensorDescription))
+
 
 class NodeExecStatsProto(Message):
     FIELDS = (
@@ -128,6 +178,8 @@ class NodeExecStatsProto(Message):
         Field(3, "op_start_rel_micros", "int64"),
         Field(4, "op_end_rel_micros", "int64"),
         Field(5, "all_end_rel_micros", "int64"),
+        Field(6, "memory", AllocatorMemoryUsed, "repeated"),
+        Field(7, "output", NodeOutput, "repeated"),
         Field(8, "timeline_label", "string"),
         Field(9, "scheduled_micros", "int64"),
         Field(10, "thread_id", "uint32"),
@@ -156,7 +208,8 @@ _NODE_STATS_FIELDS = tuple(f.name for f in NodeExecStatsProto.FIELDS)
 
 
 def run_metadata_proto(run_metadata) -> RunMetadataProto:
-    """The protocol buffer of a ``tf.RunMetadata``'s step stats."""
+    """The protocol buffer of a ``tf.RunMetadata``'s step stats, with each op's ``output``
+    (``NodeOutput``) and ``memory`` (``AllocatorMemoryUsed``) messages under TF's field numbers."""
     devices = []
     for dev in run_metadata.step_stats.dev_stats:
         nodes = [NodeExecStatsProto(**{k: getattr(n, k) for k in _NODE_STATS_FIELDS if getattr(n, k, None)})
@@ -190,6 +243,12 @@ class SessionLog(Message):
 
     FIELDS = (Field(1, "status", "enum"), Field(2, "checkpoint_path", "string"), Field(3, "msg", "string"))
 
+    def _text(self, indent: int) -> str:
+        return enum_text(super()._text(indent), indent, "status", lambda n: _STATUS_NAMES.get(n, str(n)))
+
+
+_STATUS_NAMES = {0: "STATUS_UNSPECIFIED", 1: "START", 2: "STOP", 3: "CHECKPOINT"}
+
 
 class TaggedRunMetadata(Message):
     FIELDS = (Field(1, "tag", "string"), Field(2, "run_metadata", "bytes"))
@@ -199,7 +258,10 @@ class SourceMetadata(Message):
     FIELDS = (Field(1, "writer", "string"),)
 
 
+@tf_export("LogMessage")
 class LogMessage(Message):
+    """A message logged to an event file (TF's ``LogMessage``): a ``level`` (``WARN``, ...) and the text."""
+
     UNKNOWN = 0
     DEBUGGING = 10
     INFO = 20
@@ -208,6 +270,12 @@ class LogMessage(Message):
     FATAL = 50
 
     FIELDS = (Field(1, "level", "enum"), Field(2, "message", "string"))
+
+    def _text(self, indent: int) -> str:
+        return enum_text(super()._text(indent), indent, "level", lambda n: _LEVEL_NAMES.get(n, str(n)))
+
+
+_LEVEL_NAMES = {0: "UNKNOWN", 10: "DEBUGGING", 20: "INFO", 30: "WARN", 40: "ERROR", 50: "FATAL"}
 
 
 class Event(Message):

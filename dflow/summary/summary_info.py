@@ -21,7 +21,8 @@ def get_summary_description(node_def) -> SummaryDescription:
     """The ``SummaryDescription`` of a ``TensorSummary`` node (its ``description`` attr, JSON)."""
     if node_def.op != "TensorSummary":
         raise ValueError(f"Can't get_summary_description on {node_def.op}")
-    description = node_def.attr.get("description", "")
+    value = node_def.attr.get("description", b"")
+    description = getattr(value, "s", value)  # an AttrValue of a tf.NodeDef
     if isinstance(description, bytes):
         description = description.decode("utf-8")
     fields = json.loads(description) if description else {}

@@ -239,7 +239,7 @@ def test_add_graph_writes_a_graph_def(tmp_path):
     assert set(nodes) == {op.name for op in tf.get_default_graph().get_operations()}
     assert nodes["x"].op == "Placeholder" and nodes["out"].input == ["y"]
     assert nodes["y"].input[0] == "x" and nodes["y"].input[-1] == "^first"
-    attrs = {a.key: a.value for a in nodes["x"].attr}
+    attrs = dict(nodes["x"].attr)
     assert [d.size for d in attrs["_output_shapes"].list.shape[0].dim] == [-1, 3]
     assert attrs["T"].type == tf.float32.as_datatype_enum
 
