@@ -137,13 +137,13 @@ from dflow.train import proximal_adagrad as _proximal_adagrad  # noqa: F401, E40
 from dflow.train import training_loops as _training_loops  # noqa: F401, E402 - tf.train.checkpoints_iterator, basic_train_loop
 from dflow.train import warm_starting as _warm_starting  # noqa: F401, E402 - tf.train.warm_start, VocabInfo
 from dflow.framework import load_library as _load_library  # noqa: F401, E402 - tf.load_op_library (refused), tf.OpError
+from dflow.ops import fake_quant_ops as _fake_quant_ops  # noqa: F401, E402 - tf.fake_quant_*, tf.quantization.fake_quant_*
 from dflow.ops import session_ops as _session_ops  # noqa: F401, E402 - tf.get_session_handle, tf.get_session_tensor, ...
+from dflow.framework import module as _module  # noqa: F401, E402 - tf.Module, tf.variable_creator_scope
+from dflow.ops import linear_operator as _linear_operator  # noqa: F401, E402 - tf.linalg.LinearOperator*
+from dflow.ops import index_shuffle as _index_shuffle  # noqa: F401, E402 - tf.random_index_shuffle
 from dflow.framework import function as _function  # noqa: F401, E402 - tf.function
 from dflow.framework import tape as _tape  # noqa: F401, E402 - tf.GradientTape
-from dflow.ops import linear_operator as _linear_operator  # noqa: F401, E402 - tf.linalg.LinearOperator*
-from dflow.framework import module as _module  # noqa: F401, E402 - tf.Module, tf.variable_creator_scope
-from dflow.ops import fake_quant_ops as _fake_quant_ops  # noqa: F401, E402 - tf.fake_quant_*, tf.quantization.fake_quant_*
-from dflow.ops import index_shuffle as _index_shuffle  # noqa: F401, E402 - tf.random_index_shuffle
 
 __version__ = "0.1.0"
 
