@@ -144,6 +144,9 @@ from dflow.ops import linear_operator as _linear_operator  # noqa: F401, E402 - 
 from dflow.ops import index_shuffle as _index_shuffle  # noqa: F401, E402 - tf.random_index_shuffle
 from dflow.framework import function as _function  # noqa: F401, E402 - tf.function
 from dflow.framework import tape as _tape  # noqa: F401, E402 - tf.GradientTape
+from dflow.framework import wrap_function as _wrap_function  # noqa: F401, E402 - tf.wrap_function
+from dflow.data import optional_ops as _optional_ops  # noqa: F401, E402 - tf.OptionalSpec, Optional
+from dflow.ops import batch_ops as _batch_ops  # noqa: F401, E402 - tf.nondifferentiable_batch_function
 
 __version__ = "0.1.0"
 

@@ -342,6 +342,12 @@ class Iterator(structure.HasElementSpec):
                       name=name or "IteratorGetNext")
         return structure.pack(self._spec, list(op.outputs))
 
+    def get_next_as_optional(self):
+        """An ``Optional`` of the next element, empty at the end of the data."""
+        from dflow.data.optional_ops import get_next_as_optional
+
+        return get_next_as_optional(self)
+
     def string_handle(self, name=None) -> Tensor:
         """A string scalar naming this iterator in its session (for ``from_string_handle``)."""
         return apply_op("IteratorToStringHandle", [self._iterator_resource],

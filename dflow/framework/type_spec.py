@@ -196,6 +196,8 @@ def type_spec_from_value(value) -> TypeSpec:
     """The spec of ``value``: a tensor, a composite, or anything ``tf.convert_to_tensor`` takes."""
     if isinstance(value, TypeSpec):
         return value
+    if hasattr(value, "_type_spec"):  # an Optional, a composite that knows its spec
+        return value._type_spec
     if isinstance(value, (SparseTensor, IndexedSlices)):
         from dflow.ops.registry import constant_value
 
