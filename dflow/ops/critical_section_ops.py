@@ -23,6 +23,7 @@ partition executes its ops in one thread, one after another).
 from __future__ import annotations
 
 import collections
+import gc
 import sys
 import threading
 import time
@@ -99,7 +100,7 @@ class MutexState:
         return False
 
     def _run_alive(self, ctx, thread: int, frame) -> bool:
-        stacks = sys._current_frames()
+        stacks = _current_frames()
         f = stacks.get(thread)
         while f is not None:  # the usual case: the locking program is still running
             if f is frame:
@@ -173,6 +174,19 @@ for _t in ("MutexV2", "MutexLock", "ConsumeMutexLock", "_WaitForInputs"):
 
 _ExecutionSignature = collections.namedtuple("_ExecutionSignature",
                                              ("op", "handle", "resources", "exclusive_resource_access"))
+
+def _current_frames() -> dict:
+    """``sys._current_frames()`` with the garbage collector held off: CPython 3.11 holds its
+    thread-list lock while building the result, and a collection started there that frees a
+    ``threading.local`` (which walks the thread list too) deadlocks the process."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return sys._current_frames()
+    finally:
+        if enabled:
+            gc.enable()
+
 
 _running = threading.local()  # the sections whose fn is being built in this thread
 

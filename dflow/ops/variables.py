@@ -312,29 +312,46 @@ def _creator_graph(graph):
     return graph
 
 
-def _creator_local(graph) -> threading.local:
-    return _creator_graph(graph)._attachments.setdefault("variable_creator_stack", threading.local())
+_creators = threading.local()  # .stacks: {id(outermost graph): [(priority, creator)]} while scopes are open
+
+
+def _stacks() -> dict:
+    stacks = getattr(_creators, "stacks", None)
+    if stacks is None:
+        stacks = _creators.stacks = {}
+    return stacks
 
 
 def _variable_creator_stack(graph=None) -> list:
     """``graph``'s ``[(priority, creator)]`` in this thread, innermost last (TF's ``Graph._variable_creator_stack``)."""
-    local = _creator_local(graph if graph is not None else get_default_graph())
-    return getattr(local, "stack", [])
+    stacks = _stacks()
+    if not stacks:
+        return []
+    return stacks.get(id(_creator_graph(graph if graph is not None else get_default_graph())), [])
 
 
 @contextlib.contextmanager
 def _variable_creator_scope(creator, priority: int = 100, graph=None):
-    """Pushes ``creator`` on ``graph``'s stack, stably sorted by priority (TF's ``Graph._variable_creator_scope``)."""
-    local = _creator_local(graph if graph is not None else get_default_graph())
-    old = getattr(local, "stack", [])
+    """Pushes ``creator`` on ``graph``'s stack, stably sorted by priority (TF's ``Graph._variable_creator_scope``).
+
+    The stacks live in one module-level thread-local, keyed by graph while a scope is open (the
+    scope holds the graph, so its id stays its own): a ``threading.local`` per graph would be
+    freed by the garbage collector, which in CPython 3.11 can deadlock a thread that collects
+    inside ``sys._current_frames()`` (the critical-section watchdog calls it)."""
+    target = _creator_graph(graph if graph is not None else get_default_graph())
+    stacks, key = _stacks(), id(target)
+    old = stacks.get(key, [])
     new = sorted([*old, (priority, creator)], key=lambda item: item[0])
-    local.stack = new
+    stacks[key] = new
     try:
         yield
     finally:
-        if getattr(local, "stack", None) is not new:
+        if stacks.get(key) is not new:
             raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
-        local.stack = old
+        if old:
+            stacks[key] = old
+        else:
+            del stacks[key]
 
 
 def _creator_kwargs(initial_value=None, trainable=None, collections=None, validate_shape=True, caching_device=None,
