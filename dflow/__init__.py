@@ -95,6 +95,7 @@ from dflow.framework import tf_record as _tf_record  # noqa: F401, E402 - tf.io.
 from dflow import estimator  # noqa: F401, E402 - tf.estimator.*
 from dflow import saved_model  # noqa: F401, E402 - tf.saved_model.*
 from dflow import layers  # noqa: F401, E402 - tf.layers.*
+from dflow import ragged  # noqa: F401, E402 - tf.RaggedTensor, tf.RaggedTensorSpec, tf.ragged.*
 from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, tf.Print, tf.print
 from dflow.ops import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians
 from dflow.ops import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
@@ -180,6 +181,7 @@ from dflow.ops import contrib_aliases as _contrib_aliases  # noqa: E402 - tf.con
 _contrib_aliases.register_contrib_rnn()
 
 _api.populate(_sys.modules[__name__])
+ragged.install_dispatch(_sys.modules[__name__])  # tf.add, tf.reduce_sum, ... take RaggedTensors
 compat = _sys.modules[__name__ + ".compat"]
 compat.v1 = _sys.modules[__name__]  # TF1 code written for tf.compat.v1 runs too
 del _name, _d

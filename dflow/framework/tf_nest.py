@@ -38,7 +38,9 @@ class _Components(tuple):
 def _collapsed(template, value):
     """``value`` (nested like the expanded ``template``) with each composite rebuilt from its components."""
     if isinstance(template, _Components):
-        return template.composite_type(*[_collapsed(t, v) for t, v in zip(template, value)])
+        parts = [_collapsed(t, v) for t, v in zip(template, value)]
+        rebuild = getattr(template.composite_type, "_from_components", None)  # a private constructor (RaggedTensor)
+        return rebuild(parts) if rebuild is not None else template.composite_type(*parts)
     if not nest.is_nested(template):
         return value
     return nest._rebuild(template, [_collapsed(t, v) for t, v in zip(nest.children(template), nest.children(value))])

@@ -22,6 +22,8 @@ def _binary(fn_name: str, scope_name: str):
     """``x <op> y`` and the reflected ``y <op> x`` for math function ``fn_name``."""
 
     def forward(x, y):
+        if getattr(y, "_is_ragged", False):
+            return NotImplemented  # RaggedTensor's reflected operator takes it
         with name_scope(None, scope_name, [x, y]) as scope:
             if not isinstance(y, Tensor):
                 y = convert_to_tensor(y, preferred_dtype=x.dtype, name="y")
@@ -52,6 +54,8 @@ def _rmatmul(y, x):
 
 def _compare(fn_name: str):
     def compare(x, y):
+        if getattr(y, "_is_ragged", False):
+            return NotImplemented
         return getattr(_math(), fn_name)(x, y)
 
     return compare
