@@ -1,11 +1,11 @@
 """Splitting strings into tokens: ``tf.string_split`` and ``tf.strings.split`` (TF1's
 ``SparseTensor`` results), ``tf.strings.bytes_split`` and ``tf.strings.ngrams``.
 
-TF1 returns a ``SparseTensor`` (``[rows, longest]``) from both splits. Where
-TF returns a ``RaggedTensor`` (``result_type="RaggedTensor"``, ``bytes_split``
-of a non-scalar), dflow has no ragged tensors and raises NotImplementedError;
-``bytes_split`` of a scalar and ``ngrams`` of a dense tensor are dense, as in
-TF.
+TF1 returns a ``SparseTensor`` (``[rows, longest]``) from both splits, or a
+``RaggedTensor`` with ``result_type="RaggedTensor"``, built as TF builds it: a
+vector's split rows by their value row ids, a higher rank's as the split of
+``RaggedTensor.from_tensor(input)``'s flat values. ``bytes_split`` of a
+non-scalar is ragged too; of a scalar, and ``ngrams`` of a dense tensor, dense.
 """
 
 from __future__ import annotations
@@ -27,9 +27,28 @@ _SPARSE_OUTPUTS = [(dtypes.int64, TensorShape([None, 2])), (dtypes.string, Tenso
 _WHITESPACE = b" \t\n\v\f\r"
 
 
-def _no_ragged(name: str) -> NotImplementedError:
-    return NotImplementedError(f"{name}: result_type='RaggedTensor' needs RaggedTensor, which dflow does not "
-                               f"implement; use result_type='SparseTensor'")
+def _check_result_type(result_type) -> None:
+    if result_type not in ("SparseTensor", "RaggedTensor"):
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+
+
+def _ragged_rows(sparse):
+    """A split vector's ``SparseTensor`` as the RaggedTensor of its rows (TF's ``from_value_rowids``)."""
+    from dflow.ragged.ragged_tensor import RaggedTensor
+
+    return RaggedTensor.from_value_rowids(sparse.values, sparse.indices[:, 0], nrows=sparse.dense_shape[0],
+                                          validate=False)
+
+
+def _ragged_split(x, split_vector):
+    """``split_vector`` (a string vector -> its split ``SparseTensor``) over ``x`` of any rank >= 1, as
+    a RaggedTensor with one more ragged dimension (TF: higher ranks through ``from_tensor``)."""
+    from dflow.ragged.ragged_tensor import RaggedTensor
+
+    if x.shape.ndims == 1:
+        return _ragged_rows(split_vector(x))
+    outer = RaggedTensor.from_tensor(x)
+    return outer.with_flat_values(_ragged_split(outer.flat_values, split_vector))
 
 
 def _vector_input(op):
@@ -100,13 +119,13 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type=
     delimiter = sep if delimiter is None else delimiter
     if delimiter is None:
         delimiter = " "
-    if result_type != "SparseTensor":
-        raise _no_ragged("string_split")
+    _check_result_type(result_type)
     with name_scope(name, "StringSplit", [source]):
         d = convert_to_tensor(delimiter, dtype=dtypes.string, name="delimiter")
         x = string_input(source, "StringSplit")
         op = apply_op("StringSplit", [x, d], {"skip_empty": bool(skip_empty)}, name="StringSplit")
-        return SparseTensor(*op.outputs)
+        sparse = SparseTensor(*op.outputs)
+        return _ragged_rows(sparse) if result_type == "RaggedTensor" else sparse
 
 
 def _split_v2(x, sep, maxsplit):
@@ -134,13 +153,17 @@ def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=
     if input is not None and source is not None:
         raise ValueError("Cannot specify both 'input' and 'source'")
     input = source if input is None else input  # noqa: A001
-    if result_type != "SparseTensor":
-        raise _no_ragged("strings.split")
+    _check_result_type(result_type)
     with name_scope(name, "StringSplit", [input]):
         x = string_input(input, "StringSplitV2")
         rank = x.shape.ndims
         if rank is None:
             raise ValueError("strings.split: the rank of input must be known")
+        if result_type == "RaggedTensor":
+            with name_scope("StringSplit"):
+                if rank == 0:
+                    return _ragged_rows(_split_v2(reshape(x, [-1]), sep, maxsplit)).values
+                return _ragged_split(x, lambda v: _split_v2(v, sep, maxsplit))
         if rank <= 1:
             return _split_v2(reshape(x, [-1]) if rank == 0 else x, sep, maxsplit)
         # N-D: split the flat strings, then spread each row index over input's leading dimensions.
@@ -154,8 +177,8 @@ def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=
 
 @tf_export("strings.bytes_split")
 def bytes_split(input, name=None):  # noqa: A002
-    """The bytes of a scalar string as a string vector (TF returns a RaggedTensor for
-    higher ranks, which dflow does not implement).
+    """The bytes of each string: a string vector for a scalar, a RaggedTensor (one more ragged
+    dimension) for higher ranks.
 
     >>> import dflow as tf
     >>> with tf.Session() as s:
@@ -166,10 +189,12 @@ def bytes_split(input, name=None):  # noqa: A002
 
     with name_scope(name, "StringsByteSplit", [input]):
         x = string_input(input, "StringsByteSplit")
-        if x.shape.ndims != 0:
-            raise NotImplementedError("strings.bytes_split: a non-scalar input gives a RaggedTensor in TF, which "
-                                      "dflow does not implement; split scalars")
+        if x.shape.ndims is None:
+            raise ValueError("input must have a statically-known rank.")
         d = convert_to_tensor("", dtype=dtypes.string, name="delimiter")
+        if x.shape.ndims != 0:  # a RaggedTensor, as TF's
+            return _ragged_split(x, lambda v: SparseTensor(*apply_op("StringSplit", [v, d], {"skip_empty": False},
+                                                                     name="StringSplit").outputs))
         op = apply_op("StringSplit", [reshape(x, [1]), d], {"skip_empty": True}, name="StringSplit")
         return op.outputs[1]
 

@@ -3,11 +3,10 @@
 
 The kernels are TF's ops: ``UnicodeDecode`` gives ``row_splits`` and the code
 points of all strings (and ``UnicodeDecodeWithOffsets`` each one's byte
-offset), ``UnicodeEncode`` the reverse. TF returns a ``RaggedTensor`` from
-decode and split for inputs of rank 1 and more; dflow has no ragged tensors,
-so these take scalars (a dense vector, as in TF) and raise
-NotImplementedError otherwise. ``unicode_encode`` takes a dense code point
-tensor (one string per row of its last dimension).
+offset), ``UnicodeEncode`` the reverse. Decode and split give a dense vector
+for a scalar and a ``RaggedTensor`` (one more, ragged, dimension) for inputs
+of rank 1 and more, as TF's; ``unicode_encode`` takes a dense code point
+tensor (one string per row of its last dimension) or a RaggedTensor.
 
 Decoding uses Python's codecs, whose ``replace`` error handling substitutes
 one replacement character per maximal ill-formed subsequence, as ICU does
@@ -116,7 +115,8 @@ def encode_code_points(points, encoding: str, errors: str, replacement_char: int
 
 
 def _decode_infer(op):
-    outs = [(dtypes.int64, TensorShape([None])), (dtypes.int32, TensorShape([None]))]
+    n = op._inputs[0].shape.num_elements()
+    outs = [(dtypes.int64, TensorShape([None if n is None else n + 1])), (dtypes.int32, TensorShape([None]))]
     if op._type == "UnicodeDecodeWithOffsets":
         outs.append((dtypes.int64, TensorShape([None])))
     return outs
@@ -143,40 +143,58 @@ not_differentiable("UnicodeDecodeWithOffsets")
 
 
 def _decode(op_type: str, input, input_encoding, errors, replacement_char, replace_control_characters, name):  # noqa: A002
+    """``(rank, input, outputs)``: the op's row splits, code points (and offsets) of the strings of
+    ``input``, flattened when its rank is above 1 (TF's ``_unicode_decode``)."""
+    from dflow.ops.shape_ops import reshape
+
     _check_attrs(op_type, errors)
     with name_scope(name, op_type, [input]):
         x = string_input(input, op_type)
-        if x.shape.ndims != 0:
-            raise NotImplementedError(f"strings.{'unicode_decode' if op_type == 'UnicodeDecode' else op_type}: an "
-                                      f"input of rank >= 1 gives a RaggedTensor in TF, which dflow does not "
-                                      f"implement; decode scalars")
-        return apply_op(op_type, [x], {"input_encoding": input_encoding, "errors": errors,
-                                       "replacement_char": int(replacement_char),
-                                       "replace_control_characters": bool(replace_control_characters)},
-                        name=op_type).outputs
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("Rank of `input` must be statically known.")
+        outs = apply_op(op_type, [reshape(x, [-1]) if rank > 1 else x],
+                        {"input_encoding": input_encoding, "errors": errors, "replacement_char": int(replacement_char),
+                         "replace_control_characters": bool(replace_control_characters)}, name=op_type).outputs
+        return rank, x, outs
+
+
+def _rows(rank: int, x, splits, values):
+    """``values`` cut into the rows of the strings of ``x``: a RaggedTensor for rank >= 1 (with
+    ``x``'s dense dimensions as uniform outer ones), the values themselves for a scalar."""
+    if rank == 0:
+        return values
+    from dflow.ragged.ragged_tensor import RaggedTensor
+
+    rows = RaggedTensor.from_row_splits(values, splits, validate=False)
+    if rank > 1:
+        rows = RaggedTensor.from_tensor(x, ragged_rank=rank - 1).with_flat_values(rows)
+    return rows
 
 
 @tf_export("strings.unicode_decode")
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    replace_control_characters=False, name=None):
-    """The int32 code points of the scalar string ``input`` decoded from ``input_encoding``.
+    """The int32 code points of each string of ``input`` decoded from ``input_encoding``: a vector
+    for a scalar, a RaggedTensor with one more (ragged) dimension otherwise.
 
     >>> import dflow as tf
     >>> with tf.Session() as s:
     ...     s.run(tf.strings.unicode_decode("aé", "UTF-8")).tolist()
     [97, 233]
     """
-    return _decode("UnicodeDecode", input, input_encoding, errors, replacement_char, replace_control_characters,
-                   name)[1]
+    rank, x, outs = _decode("UnicodeDecode", input, input_encoding, errors, replacement_char,
+                            replace_control_characters, name)
+    return _rows(rank, x, outs[0], outs[1])
 
 
 @tf_export("strings.unicode_decode_with_offsets")
 def unicode_decode_with_offsets(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                                 replace_control_characters=False, name=None):
-    """``(code points, byte offsets)`` of the scalar string ``input`` (int32, int64)."""
-    outs = _decode("UnicodeDecodeWithOffsets", input, input_encoding, errors, replacement_char,
-                   replace_control_characters, name)
-    return outs[1], outs[2]
+    """``(code points, byte offsets)`` of each string of ``input`` (int32, int64; ragged for rank >= 1)."""
+    rank, x, outs = _decode("UnicodeDecodeWithOffsets", input, input_encoding, errors, replacement_char,
+                            replace_control_characters, name)
+    return _rows(rank, x, outs[0], outs[1]), _rows(rank, x, outs[0], outs[2])
 
 
 # -- UnicodeEncode --------------------------------------------------------------------------------------------
@@ -204,8 +222,9 @@ def _encode_rows(values, splits, output_encoding, errors, replacement_char):
 
 @tf_export("strings.unicode_encode")
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
-    """Encodes each row of the last dimension of the int32 code point tensor ``input`` as one
-    string of ``output_encoding`` (UTF-8, UTF-16-BE or UTF-32-BE): rank N in, rank N-1 out.
+    """Encodes each row of the last dimension of the int32 code point tensor ``input`` (or of a
+    RaggedTensor's innermost rows) as one string of ``output_encoding`` (UTF-8, UTF-16-BE or
+    UTF-32-BE): rank N in, rank N-1 out.
 
     >>> import dflow as tf
     >>> with tf.Session() as s:
@@ -217,6 +236,13 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
 
     _check_attrs("UnicodeEncode", errors, output_encoding)
     with name_scope(name, "UnicodeEncode", [input]):
+        if getattr(input, "_is_ragged", False):  # TF's three cases for a RaggedTensor of code points
+            if input.flat_values.shape.ndims is not None and input.flat_values.shape.ndims > 1:
+                return input.with_flat_values(unicode_encode(input.flat_values, output_encoding, errors,
+                                                             replacement_char))
+            if input.ragged_rank == 1:
+                return _encode_rows(input.values, input.row_splits, output_encoding, errors, replacement_char)
+            return input.with_values(unicode_encode(input.values, output_encoding, errors, replacement_char))
         x = convert_to_tensor(input, dtype=dtypes.int32, name="input")
         if x.shape.ndims is None:
             raise ValueError("Rank of input_tensor must be statically known.")
@@ -267,17 +293,19 @@ def _split(input, input_encoding, errors, replacement_char, name, default_name, 
 
     _check_attrs("UnicodeEncode", errors, input_encoding)
     with name_scope(name, default_name, [input]):
-        outs = _decode("UnicodeDecodeWithOffsets", input, input_encoding, errors, replacement_char, False, None)
-        points = outs[1]
+        rank, x, outs = _decode("UnicodeDecodeWithOffsets", input, input_encoding, errors, replacement_char, False,
+                                None)
+        splits, points = outs[0], outs[1]
         # One string per code point, re-encoded in the input's encoding (as TF does).
         chars = _encode_rows(points, range_(0, size(points, out_type=dtypes.int64) + 1, 1, dtype=dtypes.int64),
                              input_encoding, errors, replacement_char)
-        return (chars, outs[2]) if with_offsets else chars
+        chars = _rows(rank, x, splits, chars)
+        return (chars, _rows(rank, x, splits, outs[2])) if with_offsets else chars
 
 
 @tf_export("strings.unicode_split")
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
-    """The characters of the scalar string ``input``, one string each.
+    """The characters of each string of ``input``, one string each (ragged for rank >= 1).
 
     >>> import dflow as tf
     >>> with tf.Session() as s:
@@ -290,7 +318,7 @@ def unicode_split(input, input_encoding, errors="replace", replacement_char=6553
 @tf_export("strings.unicode_split_with_offsets")
 def unicode_split_with_offsets(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                                name=None):
-    """``(characters, byte offsets)`` of the scalar string ``input``."""
+    """``(characters, byte offsets)`` of each string of ``input`` (ragged for rank >= 1)."""
     return _split(input, input_encoding, errors, replacement_char, name, "UnicodeSplitWithOffsets", True)
 
 

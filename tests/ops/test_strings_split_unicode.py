@@ -36,8 +36,12 @@ def test_string_split_v1_matches_tf():
         assert _sparse(tf.string_split([""], skip_empty=False)) == ([], [], [1, 0])
         with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 2"):
             tf.string_split([["a b"]])
-        with pytest.raises(NotImplementedError, match="RaggedTensor"):
-            tf.string_split(["a b"], result_type="RaggedTensor")
+        with tf.Graph().as_default():
+            rt = tf.string_split(["a|b", "c"], sep="|", skip_empty=False, result_type="RaggedTensor")
+            assert rt.row_splits.name == "StringSplit/RaggedFromValueRowIds/RowPartitionFromValueRowIds/concat:0"
+            assert run(rt).to_list() == [[b"a", b"b"], [b"c"]]
+        with pytest.raises(ValueError, match="result_type must be 'RaggedTensor' or 'SparseTensor'."):
+            tf.string_split(["a b"], result_type="Dense")
 
 
 def test_strings_split_v1_matches_tf():
@@ -60,16 +64,31 @@ def test_strings_split_v1_matches_tf():
         assert _sparse(tf.strings.split(source=["a b"])) == ([[0, 0], [0, 1]], [b"a", b"b"], [1, 2])
         assert _sparse(tf.strings.split([",,"], sep=",")) == ([[0, 0], [0, 1], [0, 2]], [b"", b"", b""], [1, 3])
         assert _sparse(tf.strings.split(["a b", ""], sep=",")) == ([[0, 0], [1, 0]], [b"a b", b""], [2, 1])
-        with pytest.raises(NotImplementedError, match="RaggedTensor"):
-            tf.strings.split(["a b"], result_type="RaggedTensor")
+        # result_type="RaggedTensor": TF 2.15's values, shapes and (for a vector) row-splits name
+        with tf.Graph().as_default():
+            rt = tf.strings.split(["a b c", "d", ""], result_type="RaggedTensor")
+            assert rt.row_splits.name == \
+                "StringSplit/StringSplit/RaggedFromValueRowIds/RowPartitionFromValueRowIds/concat:0"
+            assert rt.shape.as_list() == [3, None] and run(rt).to_list() == [[b"a", b"b", b"c"], [b"d"], []]
+        rt2 = tf.strings.split([["a b", "c"], ["d e f", ""]], result_type="RaggedTensor")
+        assert rt2.shape.as_list() == [2, 2, None]
+        assert run(rt2).to_list() == [[[b"a", b"b"], [b"c"]], [[b"d", b"e", b"f"], []]]
+        assert run(tf.strings.split(["a,b,c", "d"], sep=",", maxsplit=1, result_type="RaggedTensor")).to_list() == \
+            [[b"a", b"b,c"], [b"d"]]
+        scalar = tf.strings.split("a  b", sep=" ", result_type="RaggedTensor")
+        assert scalar.shape.as_list() == [None] and run(scalar).tolist() == [b"a", b"", b"b"]
 
 
 def test_bytes_split_matches_tf():
     with tf.Graph().as_default():
         assert run(tf.strings.bytes_split("abc")).tolist() == [b"a", b"b", b"c"]
         assert run(tf.strings.bytes_split("")).tolist() == []
-        with pytest.raises(NotImplementedError, match="RaggedTensor"):
-            tf.strings.bytes_split(["abc", "d"])
+        rows = tf.strings.bytes_split(["ab", "", "cde"])
+        assert rows.shape.as_list() == [3, None]
+        assert run(rows).to_list() == [[b"a", b"b"], [], [b"c", b"d", b"e"]]
+        grid = tf.strings.bytes_split([["ab", "c"], ["", "de"]])
+        assert grid.shape.as_list() == [2, 2, None]
+        assert run(grid).to_list() == [[[b"a", b"b"], [b"c"]], [[], [b"d", b"e"]]]
 
 
 def test_ngrams_match_tf():
@@ -130,8 +149,6 @@ def test_unicode_decode_matches_tf():
                       tf.strings.unicode_decode_with_offsets("aé€😀", "UTF-8")])
         with pytest.raises(tf.errors.InvalidArgumentError, match="Could not create converter for input encoding: FOO"):
             run(tf.strings.unicode_decode(b"\xe9", "FOO"))
-        with pytest.raises(NotImplementedError, match="RaggedTensor"):
-            tf.strings.unicode_decode(["a", "bc"], "UTF-8")
     assert [g.tolist() for g in got[0]] == want_replace
     assert [g.tolist() for g in got[1]] == want_ignore
     assert [g.tolist() for g in got[2]] == want_control
@@ -194,3 +211,23 @@ def test_string_constants_keep_trailing_nuls_and_mixed_lists():
         got = run([tf.constant(b"a\x00"), tf.constant([b"a\x00", "\u00e9", b"\xff"])])
     assert got[0] == b"a\x00"
     assert got[1].tolist() == [b"a\x00", b"\xc3\xa9", b"\xff"]
+
+
+def test_unicode_ops_of_rank_one_and_more_are_ragged_as_tf():
+    with tf.Graph().as_default():
+        dec1 = tf.strings.unicode_decode(["a\u00e9", "", "\u20ac\U0001F600"], "UTF-8")
+        dec2 = tf.strings.unicode_decode([["a\u00e9", "b"], ["", "\u20ac"]], "UTF-8")
+        points, offsets = tf.strings.unicode_decode_with_offsets(["a\u00e9", "\u20ac"], "UTF-8")
+        split1 = tf.strings.unicode_split(["a\u00e9", "\u20ac\U0001F600"], "UTF-8")
+        split2 = tf.strings.unicode_split([["a\u00e9"], ["b"]], "UTF-8")
+        chars, char_offsets = tf.strings.unicode_split_with_offsets(["a\u00e9", "b"], "UTF-8")
+        replaced = tf.strings.unicode_decode([b"a\xffb"], "UTF-8", errors="replace", replacement_char=63)
+        encoded = tf.strings.unicode_encode(dec2, "UTF-8")
+        assert [t.shape.as_list() for t in (dec1, dec2, points, offsets, split1, split2, chars)] == \
+            [[3, None], [2, 2, None], [2, None], [2, None], [2, None], [2, 1, None], [2, None]]
+        assert (dec1.dtype, offsets.dtype, split1.dtype) == (tf.int32, tf.int64, tf.string)
+        got = run([dec1, dec2, points, offsets, split1, split2, chars, char_offsets, replaced, encoded])
+    assert [g.to_list() for g in got] == [  # TF 2.15's
+        [[97, 233], [], [8364, 128512]], [[[97, 233], [98]], [[], [8364]]], [[97, 233], [8364]], [[0, 1], [0]],
+        [[b"a", b"\xc3\xa9"], [b"\xe2\x82\xac", b"\xf0\x9f\x98\x80"]], [[[b"a", b"\xc3\xa9"]], [[b"b"]]],
+        [[b"a", b"\xc3\xa9"], [b"b"]], [[0, 1], [0]], [[97, 63, 98]], [[b"a\xc3\xa9", b"b"], [b"", b"\xe2\x82\xac"]]]
