@@ -53,7 +53,7 @@ def _repeat_kernel(x, repeats, axis):
                                f"got {reps.size}")
     if (reps < 0).any():
         raise invalid_argument(f"repeats must be non-negative, got {reps.tolist()}")
-    return xp.repeat(x, reps if reps.size > 1 else int(reps[0]), axis=axis)
+    return xp.repeat(x, reps if reps.size != 1 else int(reps[0]), axis=axis)
 
 
 register("Repeat", infer=_repeat_infer, kernel=_repeat_kernel)

@@ -3,10 +3,13 @@
 A parse is one op, as in TF1: ``ParseExampleV2`` (``ParseExample/ParseExampleV2``)
 or ``ParseSequenceExampleV2``, whose attrs hold the feature configs and whose
 outputs come in TF's order (the sparse features' indices, values and dense
-shapes, then the dense features). Features are taken in sorted key order; a
-``SparseFeature`` adds its index and value keys to the sparse ones, and its
-merged ``SparseTensor`` is one more triple at the end. A serialized scalar
-parses one example: no batch dimension (``parse_single_example``).
+shapes, then the dense features, then the ragged keys' values and row splits).
+Features are taken in sorted key order; a ``SparseFeature`` adds its index and
+value keys to the sparse ones, and its merged ``SparseTensor`` is one more
+triple at the end. A ``RaggedFeature`` adds its value key and partition keys to
+the ragged ones; its ``RaggedTensor`` is then built from them with ragged ops,
+as TF's Python layer does. A serialized scalar parses one example: no batch
+dimension (``parse_single_example``).
 
 >>> import dflow as tf
 >>> ex = tf.train.Example()
@@ -73,9 +76,48 @@ class SparseFeature(collections.namedtuple("SparseFeature",
 @tf_export("io.RaggedFeature")
 class RaggedFeature(collections.namedtuple("RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype",
                                                              "validate"])):
-    """TF's ragged feature config; parsing one raises ``NotImplementedError`` (dflow has no RaggedTensor)."""
+    """A feature parsed to a ``RaggedTensor``: the ``value_key`` feature's values split by ``partitions``.
+
+    ``value_key`` defaults to the feature's own key. ``partitions`` (outermost
+    first) are ``RaggedFeature.RowSplits(key)``, ``RowLengths(key)``,
+    ``RowStarts(key)``, ``RowLimits(key)``, ``ValueRowIds(key)`` (each read from
+    the int64 feature ``key`` of the example) or ``UniformRowLength(length)``.
+    One example parses to a tensor of rank ``len(partitions) + 1`` (a plain
+    Tensor when there are no partitions); a batch adds the batch as the
+    outermost ragged dimension. ``row_splits_dtype`` is int32 or int64;
+    ``validate`` adds TF's checks that the partitions fit the values.
+    """
+
+    RowSplits = collections.namedtuple("RowSplits", ["key"])
+    RowLengths = collections.namedtuple("RowLengths", ["key"])
+    RowStarts = collections.namedtuple("RowStarts", ["key"])
+    RowLimits = collections.namedtuple("RowLimits", ["key"])
+    ValueRowIds = collections.namedtuple("ValueRowIds", ["key"])
+    UniformRowLength = collections.namedtuple("UniformRowLength", ["length"])
+
+    _PARTITION_TYPES = (RowSplits, RowLengths, RowStarts, RowLimits, ValueRowIds, UniformRowLength)
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=dtypes.int32, validate=False):
+        if value_key is not None:
+            if not isinstance(value_key, str):
+                raise ValueError(f"Argument `value_key` must be a string; got {value_key}")
+            if not value_key:
+                raise ValueError("Argument `value_key` must not be empty")
+        dtype = dtypes.as_dtype(dtype)
+        if dtype not in _ALLOWED:
+            raise ValueError(f"Argument `dtype` must be int64, float32, or bytes; got {dtype!r}")
+        row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
+        if row_splits_dtype not in (dtypes.int32, dtypes.int64):
+            raise ValueError(f"Argument `row_splits_dtype` must be int32 or int64; got{row_splits_dtype!r}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError(f"Argument `partitions` must be a list or tuple. Received partitions={partitions} of "
+                            f"type {type(partitions).__name__}.")
+        for partition in partitions:
+            if not isinstance(partition, cls._PARTITION_TYPES):
+                raise TypeError(f"Argument `partitions` must be a list of partition objects {cls._PARTITION_TYPES}; "
+                                f"got: {partition!r}")
+        if not isinstance(validate, bool):
+            raise TypeError(f"Argument `validate` must be a bool; got {validate!r}")
         return super().__new__(cls, dtype, value_key, partitions, row_splits_dtype, validate)
 
 
@@ -114,6 +156,7 @@ class _Plan:
         self.sparse: list = []  # (key, dtype)
         self.dense: list = []  # (key, dtype, shape, kind, default input index or -1)
         self.merges: list = []  # (index keys, value key, dtype, size, already_sorted)
+        self.ragged: list = []  # (key, value dtype, row splits dtype)
         self.defaults: list = []
         self.outputs: list = []  # (feature name, "dense" | "sparse" | "merge", position)
 
@@ -126,21 +169,54 @@ class _Plan:
         self.sparse.append((key, dtype))
         return len(self.sparse) - 1
 
+    def add_ragged(self, key: str, dtype, splits_dtype) -> None:
+        """TF's ``_add_ragged_key``: a ragged key once, with one value dtype and one row-splits dtype."""
+        for k, d, sd in self.ragged:
+            if k == key:
+                if d is not dtype:
+                    raise ValueError(f"Conflicting type {_dtype_str(d)} vs {_dtype_str(dtype)} for feature {key}.")
+                if sd is not splits_dtype:
+                    raise ValueError(f"Conflicting partition type {_dtype_str(sd)} vs {_dtype_str(splits_dtype)} for "
+                                     f"feature {key}.")
+                return
+        self.ragged.append((key, dtype, splits_dtype))
+
+    def check_ragged_keys(self) -> None:
+        """TF's ``_validate``: ragged keys may not also be dense or sparse keys."""
+        ragged = [k for k, _, _ in self.ragged]
+        dense = [k for k, *_ in self.dense]
+        sparse = [k for k, _ in self.sparse]
+        if set(dense) & set(ragged):
+            # TF builds this message as a tuple of two strings (a bug in TF), and str() shows the tuple.
+            raise ValueError("Dense and ragged keys must not intersect; dense_keys: ",
+                             f"{dense}, ragged_keys: {ragged}, intersection: {set(dense) & set(ragged)}")
+        if set(ragged) & set(sparse):
+            raise ValueError(f"Ragged and sparse keys must not intersect; ragged_keys: {ragged}, sparse_keys: "
+                             f"{sparse}, intersection: {set(ragged) & set(sparse)}")
+
     def add_default(self, tensor: Tensor) -> int:
         self.defaults.append(tensor)
         return len(self.defaults) - 1
 
 
-def _example_plan(features: dict, allowed: tuple, what: str, sequence_context: bool = False) -> _Plan:
+def _dtype_str(dtype) -> str:
+    """TF's ``str(dtype)``: ``<dtype: 'int64'>``."""
+    return f"<dtype: '{dtype.name}'>"
+
+
+def _example_plan(features: dict, allowed: tuple, sequence_context: bool = False) -> _Plan:
     plan = _Plan()
     for key in sorted(features):
         config = features[key]
-        if isinstance(config, RaggedFeature):
-            raise NotImplementedError(f"{what}: RaggedFeature '{key}' needs a RaggedTensor, which dflow does not "
-                                      f"have; use a VarLenFeature (a SparseTensor) instead")
         if not isinstance(config, allowed):
             raise ValueError(f"Unsupported {type(config).__name__} {config!r} for key '{key}'")
-        if isinstance(config, VarLenFeature):
+        if isinstance(config, RaggedFeature):
+            plan.add_ragged(key if config.value_key is None else config.value_key, config.dtype,
+                            config.row_splits_dtype)
+            for partition in config.partitions:
+                if not isinstance(partition, RaggedFeature.UniformRowLength):
+                    plan.add_ragged(partition.key, dtypes.int64, config.row_splits_dtype)
+        elif isinstance(config, VarLenFeature):
             plan.outputs.append((key, "sparse", plan.add_sparse(key, _dtype(config.dtype, "sparse_types"))))
         elif isinstance(config, SparseFeature):
             dtype = _dtype(config.dtype, "sparse_types")
@@ -168,6 +244,7 @@ def _example_plan(features: dict, allowed: tuple, what: str, sequence_context: b
             kind = ("seq_missing_ok" if config.allow_missing else "seq") if seq else "fixed"
             plan.dense.append((key, dtype, shape, kind, default))
             plan.outputs.append((key, "dense", len(plan.dense) - 1))
+    plan.check_ragged_keys()
     return plan
 
 
@@ -214,7 +291,39 @@ def _merge(parsed_sparse: dict, merge: tuple, batch: int) -> tuple:
     return indices, values, np.array([batch, *size], dtype=np.int64)
 
 
-def _parse_example_kernel(serialized, *inputs, sparse, dense, merges, single, has_names):
+def _ragged_list(feature, key: str, dtype, name: str, index: int, single: bool) -> np.ndarray:
+    """A ragged key's values in one example (empty when missing), with TF's type-mismatch messages."""
+    if feature is not None and feature[0] is not dtype and single:
+        raise dec._bad(f"Key: {key}.  Data types don't match. Expected type: {dec.TYPE_NAMES[dtype]}, Actual type: "
+                       f"{dec.TYPE_NAMES[feature[0]]}")
+    return dec.sparse_list(feature, key, dtype, name, index)
+
+
+def _concat(lists: list, dtype) -> np.ndarray:
+    """The values of several lists, one after another, as one 1-D array of ``dtype``."""
+    if dtype is dtypes.string or not lists:
+        return dec.value_array([x for v in lists for x in v], dtype)
+    return np.concatenate(lists).astype(dtype.as_numpy_dtype)
+
+
+def _splits(lengths, splits_dtype) -> np.ndarray:
+    """Row splits ``[0, cumsum(lengths)]`` of ``splits_dtype``."""
+    return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(splits_dtype.as_numpy_dtype)
+
+
+def _ragged_outputs(per_example: list, ragged, labels: list, single: bool) -> tuple:
+    """``(values, row splits)`` per ragged key: the examples' values concatenated, split per example
+    (one example: its values, and empty row splits, as TF's kernel)."""
+    values, splits = [], []
+    for key, dtype, splits_dtype in ragged:
+        lists = [_ragged_list(feats.get(key), key, dtype, labels[b], b, single) for b, feats in enumerate(per_example)]
+        values.append(_concat(lists, dtype))
+        splits.append(np.zeros(0, splits_dtype.as_numpy_dtype) if single
+                      else _splits([len(v) for v in lists], splits_dtype))
+    return values, splits
+
+
+def _parse_example_kernel(serialized, *inputs, sparse, dense, merges, ragged, single, has_names):
     single = np.ndim(serialized) == 0 if single is None else single
     names = inputs[0] if has_names else None
     defaults = inputs[1:] if has_names else inputs
@@ -245,8 +354,9 @@ def _parse_example_kernel(serialized, *inputs, sparse, dense, merges, single, ha
             rows = [dec.sequence_rows(p.get(key), key, dtype, shape, labels[b], b) for b, p in enumerate(parsed)]
             out = dec.stack_padded(rows, dtype, shape, None if default is None else default.item())
         dense_out.append(out[0] if single else out)
+    ragged_values, ragged_splits = _ragged_outputs(parsed, ragged, labels, single)
     return _outputs([t[0] for t in triples] + [t[1] for t in triples] + [t[2] for t in triples] + dense_out
-                    + [x for t in merged for x in t])
+                    + ragged_values + ragged_splits + [x for t in merged for x in t])
 
 
 def _outputs(values: list):
@@ -272,12 +382,20 @@ def _sparse_specs(dtypes_list, rank) -> list:
             for d in dtypes_list] + [(dtypes.int64, TensorShape([rank]))] * len(dtypes_list))
 
 
+def _ragged_specs(ragged, single, batch) -> list:
+    """Ragged values ``[None]``; row splits ``[batch + 1]`` (``[None]`` for one example or an unknown batch)."""
+    rows = None if single or batch is None else getattr(batch[0], "value", batch[0])
+    n = None if rows is None else rows + 1
+    return [(d, TensorShape([None])) for _, d, _ in ragged] + [(sd, TensorShape([n])) for _, _, sd in ragged]
+
+
 def _parse_example_infer(op):
     a = op._attrs
     single, batch = _batch_dims(op)
     specs = _sparse_specs([d for _, d in a["sparse"]], None if single is None else 1 if single else 2)
     for _, dtype, shape, kind, _ in a["dense"]:
         specs.append((dtype, _out_shape(batch, ([] if kind == "fixed" else [None]) + list(shape))))
+    specs += _ragged_specs(a["ragged"], single, batch)
     for index_keys, _, dtype, _, _ in a["merges"]:
         rank = None if single is None else len(index_keys) + (0 if single else 1)
         specs += [(dtypes.int64, TensorShape([None, rank])), (dtype, TensorShape([None])),
@@ -285,7 +403,9 @@ def _parse_example_infer(op):
     return specs
 
 
-register("ParseExampleV2", infer=_parse_example_infer, kernel=_parse_example_kernel, gpu=False)
+# Not folded: TF's Python layer never knows parsed values statically, so RaggedFeature's validate checks (and any
+# other assertion on parsed values) fail at run time, as in TF, even for a constant serialized input.
+register("ParseExampleV2", infer=_parse_example_infer, kernel=_parse_example_kernel, gpu=False, foldable=False)
 not_differentiable("ParseExampleV2")
 
 
@@ -298,14 +418,36 @@ def _serialized(serialized, single: bool) -> Tensor:
     return t
 
 
+def _assert_scalar(serialized, name: str = "serialized") -> Tensor:
+    """TF's ``_assert_scalar``: a scalar as it is; a tensor of unknown rank behind a run-time check, then taken as a
+    scalar; any other rank a ValueError."""
+    from dflow.debugging.logging_ops import Assert
+    from dflow.ops import array_ops, math_ops
+    from dflow.ops.control_flow_ops import with_dependencies
+
+    value = convert_to_tensor(serialized, dtype=dtypes.string, name=name)
+    if value.shape.ndims is None:
+        check = Assert(math_ops.equal(array_ops.rank(value), 0), [f"Input {name} must be a scalar"],
+                       name=f"{name.capitalize()}IsScalar")
+        value = with_dependencies([check], value, name=f"{name}Dependencies")
+        value.set_shape([])
+        return value
+    if value.shape.ndims != 0:
+        raise ValueError(f"Input {name} must be a scalar")
+    return value
+
+
 def _single(serialized: Tensor):
     """Whether ``serialized`` is one example (a scalar): True, False, or None when its rank is unknown."""
     return None if serialized.shape.ndims is None else serialized.shape.ndims == 0
 
 
-def _collect(outputs: list, plan: _Plan, n_dense: int) -> dict:
-    """The result dict: a Tensor per dense feature, a SparseTensor per sparse one."""
-    n_sparse = len(plan.sparse)
+def _collect(outputs: list, plan: _Plan, ragged_after_dense: bool = True) -> tuple:
+    """The op's outputs as ``(result, ragged)``: ``result`` maps each dense feature to a Tensor and each sparse one
+    to a SparseTensor; ``ragged`` maps each ragged key to its ``(values, row splits)`` outputs when they follow the
+    dense ones (a feature list's ragged outputs come last, after the lengths: the caller takes them)."""
+    n_sparse, n_dense = len(plan.sparse), len(plan.dense)
+    n_ragged = len(plan.ragged) if ragged_after_dense else 0
     result = {}
     for key, kind, i in plan.outputs:
         if kind == "dense":
@@ -313,32 +455,163 @@ def _collect(outputs: list, plan: _Plan, n_dense: int) -> dict:
         elif kind == "sparse":
             result[key] = SparseTensor(outputs[i], outputs[n_sparse + i], outputs[2 * n_sparse + i])
         else:
-            j = 3 * n_sparse + n_dense + 3 * i
+            j = 3 * n_sparse + n_dense + 2 * n_ragged + 3 * i
             result[key] = SparseTensor(*outputs[j:j + 3])
-    return result
+    start = 3 * n_sparse + n_dense
+    ragged = {key: (outputs[start + i], outputs[start + n_ragged + i])
+              for i, (key, _, _) in enumerate(plan.ragged[:n_ragged])}
+    return result, ragged
+
+
+def _check_ragged_rank(plans, serialized: Tensor) -> None:
+    if any(p.ragged for p in plans) and serialized.shape.ndims is None:
+        raise ValueError("serialized must have statically-known rank to parse ragged features.")
 
 
 def _parse_example(serialized, features, name, example_names, single: bool) -> dict:
     if not features:
         raise ValueError("Argument `features` cannot be None.")
     with name_scope(name, "ParseExample", [serialized, example_names]):
-        plan = _example_plan(features, (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, SparseFeature),
-                             "parse_example")
+        plan = _example_plan(features, (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, SparseFeature,
+                                        RaggedFeature))
         serialized = _serialized(serialized, single)
+        _check_ragged_rank([plan], serialized)
         inputs = [serialized]
         if example_names is not None:
             inputs.append(convert_to_tensor(example_names, dtype=dtypes.string, name="names"))
         attrs = {"sparse": tuple(plan.sparse), "dense": tuple(plan.dense), "merges": tuple(plan.merges),
-                 "single": _single(serialized), "has_names": example_names is not None}
+                 "ragged": tuple(plan.ragged), "single": _single(serialized), "has_names": example_names is not None}
         op = apply_op("ParseExampleV2", inputs + plan.defaults, attrs, name="ParseExampleV2")
-        return _collect(list(op.outputs), plan, len(plan.dense))
+        result, ragged = _collect(list(op.outputs), plan)
+        ragged = _build_ragged(ragged, batched=serialized.shape.ndims != 0)
+    result.update(_ragged_features(features, ragged))
+    return result
+
+
+# -- RaggedFeature: RaggedTensors from the parsed values and partitions (TF's parsing_config.py) -------------------
+
+
+def _build_ragged(parsed: dict, batched: bool, inner: dict | None = None) -> dict:
+    """TF's ``_build_ragged_tensors``: each ragged key's values split into rows by its inner splits (feature lists'
+    steps) and, for a batch, by its per-example row splits."""
+    from dflow.ragged.ragged_tensor import RaggedTensor
+
+    out = {}
+    for key, (values, splits) in parsed.items():
+        if inner is not None:
+            values = RaggedTensor.from_row_splits(values, inner[key], validate=False)
+        out[key] = RaggedTensor.from_row_splits(values, splits, validate=False) if batched else values
+    return out
+
+
+def _ragged_features(features: dict, parsed: dict) -> dict:
+    """TF's ``_construct_tensors_for_composite_features`` for the RaggedFeatures: each one's values key split by
+    its partitions, innermost first."""
+    from dflow.ragged.ragged_tensor import RaggedTensor
+
+    result = {}
+    for key in sorted(features):
+        feature = features[key]
+        if not isinstance(feature, RaggedFeature):
+            continue
+        rt = parsed[key if feature.value_key is None else feature.value_key]
+        if isinstance(rt, RaggedTensor):  # a batch of examples, or a sequence example's steps
+            outer_splits = None
+            if rt.ragged_rank > 1:  # a batch of sequence examples: two batch dimensions, the outer one put back last
+                outer_splits, rt = rt.row_splits, rt.values
+            for partition in reversed(feature.partitions):
+                rt = _add_batched_ragged_partition(rt, partition, parsed, key, feature.validate, outer_splits)
+            if outer_splits is not None:
+                rt = RaggedTensor.from_row_splits(rt, outer_splits, validate=feature.validate)
+        else:  # one example
+            for partition in reversed(feature.partitions):
+                rt = _add_ragged_partition(rt, partition, parsed, feature.row_splits_dtype, feature.validate)
+        result[key] = rt
+    return result
+
+
+def _reshape_rows(values: Tensor, length: int) -> Tensor:
+    """``values`` reshaped to rows of ``length``: ``[-1, length] + shape(values)[1:]``."""
+    from dflow.ops import array_ops
+
+    return array_ops.reshape(values, array_ops.concat([[-1, length], array_ops.shape(values)[1:]], axis=0))
+
+
+def _add_ragged_partition(values, partition, parsed: dict, row_splits_dtype, validate: bool):
+    """TF's ``_add_ragged_partition``: one example's ``values`` split by one partition."""
+    from dflow.ops import math_ops
+    from dflow.ragged.ragged_tensor import RaggedTensor
+
+    if isinstance(partition, RaggedFeature.UniformRowLength):
+        if isinstance(values, RaggedTensor):
+            length = convert_to_tensor(partition.length, dtype=row_splits_dtype)
+            return RaggedTensor.from_uniform_row_length(values, length, validate=validate)
+        return _reshape_rows(values, partition.length)
+    partition_t = math_ops.cast(parsed[partition.key], row_splits_dtype)
+    factories = ((RaggedFeature.RowSplits, RaggedTensor.from_row_splits),
+                 (RaggedFeature.RowLengths, RaggedTensor.from_row_lengths),
+                 (RaggedFeature.RowStarts, RaggedTensor.from_row_starts),
+                 (RaggedFeature.RowLimits, RaggedTensor.from_row_limits),
+                 (RaggedFeature.ValueRowIds, RaggedTensor.from_value_rowids))
+    for kind, factory in factories:
+        if isinstance(partition, kind):
+            return factory(values, partition_t, validate=validate)
+    raise ValueError(f"Unhandled partition type {partition!r}")
+
+
+def _add_batched_ragged_partition(rt, partition, parsed: dict, feature_key: str, validate: bool, outer_splits=None):
+    """TF's ``_add_batched_ragged_partition``: each batch item ``rt[i]`` split by its own partition ``[i]``."""
+    from dflow.debugging import check_ops
+    from dflow.ops import math_ops, reduction_ops
+    from dflow.ops.array_extras import repeat
+    from dflow.ops.control_flow_ops import control_dependencies
+    from dflow.ragged import ragged_math
+    from dflow.ragged.ragged_tensor import RaggedTensor
+
+    if isinstance(partition, RaggedFeature.UniformRowLength):
+        if rt.ragged_rank > 1:
+            length = convert_to_tensor(partition.length, rt.row_splits.dtype)
+            return RaggedTensor.from_row_splits(
+                RaggedTensor.from_uniform_row_length(rt.values, length, validate=validate),
+                rt.row_splits // length, validate=validate)
+        return RaggedTensor.from_row_splits(_reshape_rows(rt.values, partition.length),
+                                            rt.row_splits // partition.length, validate=validate)
+    partition_t = parsed[partition.key]
+    if partition_t.dtype is not rt.row_splits.dtype:
+        partition_t = partition_t.with_flat_values(math_ops.cast(partition_t.flat_values, rt.row_splits.dtype))
+    checks = []
+    if outer_splits is not None:
+        if validate:
+            checks.append(check_ops.assert_equal(outer_splits, partition_t.row_splits,
+                                                 message=f"Feature {feature_key}: values and partitions are not "
+                                                         f"aligned"))
+        partition_t = partition_t.values
+    with control_dependencies(checks):
+        if isinstance(partition, (RaggedFeature.RowSplits, RaggedFeature.RowLimits, RaggedFeature.RowStarts)):
+            if isinstance(partition, RaggedFeature.RowSplits):
+                partition_t = partition_t[:, 1:]
+            adjusted = partition_t.values + repeat(rt.row_starts(), partition_t.row_lengths())
+            factory = (RaggedTensor.from_row_starts if isinstance(partition, RaggedFeature.RowStarts)
+                       else RaggedTensor.from_row_limits)
+            return partition_t.with_values(factory(rt.values, adjusted, validate=validate))
+        if isinstance(partition, RaggedFeature.RowLengths):
+            return partition_t.with_values(RaggedTensor.from_row_lengths(rt.values, partition_t.values,
+                                                                         validate=validate))
+        # ValueRowIds: each batch item has max(row id) + 1 rows
+        nrows = math_ops.maximum(ragged_math.reduce_max(partition_t + 1, axis=1), 0)
+        adjusted_rowids = partition_t.values + repeat(reduction_ops.cumsum(nrows, exclusive=True),
+                                                                partition_t.row_lengths())
+        return RaggedTensor.from_row_lengths(RaggedTensor.from_value_rowids(rt.values, adjusted_rowids,
+                                                                            validate=validate),
+                                             nrows, validate=validate)
 
 
 @tf_export("io.parse_example", "parse_example")
 def parse_example(serialized, features, name=None, example_names=None) -> dict:
     """Parses a batch of serialized ``Example`` protos (a string vector) into a dict of tensors:
     ``[batch] + shape`` per ``FixedLenFeature``, ``[batch, longest] + shape`` per
-    ``FixedLenSequenceFeature``, a ``SparseTensor`` per ``VarLenFeature`` / ``SparseFeature``."""
+    ``FixedLenSequenceFeature``, a ``SparseTensor`` per ``VarLenFeature`` / ``SparseFeature``,
+    a ``RaggedTensor`` ``[batch, (values)]`` per ``RaggedFeature`` (then its partitions)."""
     return _parse_example(serialized, features, name, example_names, single=False)
 
 
@@ -346,7 +619,7 @@ def parse_example(serialized, features, name=None, example_names=None) -> dict:
 def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
     """``parse_example`` of one serialized ``Example`` (a scalar): results without the batch dimension."""
     with name_scope(name, "ParseSingleExample", [serialized, example_names]):
-        serialized = _serialized(serialized, single=True)
+        serialized = _assert_scalar(serialized)
         return _parse_example(serialized, features, None, example_names, single=True)
 
 
@@ -379,8 +652,40 @@ def _context_dense(feature, key: str, dtype, shape: tuple, default, name: str, i
     return dec.dense_values(feature, key, dtype, shape, default, name, index)
 
 
+def _context_ragged(parsed: list, context_ragged, labels: list, single: bool) -> tuple:
+    """``(values, row splits)`` per ragged context key, as ``_ragged_outputs`` with TF's context messages."""
+    values, splits = [], []
+    for key, dtype, splits_dtype in context_ragged:
+        lists = []
+        for b, (ctx, _) in enumerate(parsed):
+            feature = ctx.get(key)
+            if feature is not None and feature[0] is not dtype:
+                raise dec._bad(f"Name: {labels[b]}, Context feature: {key}.  Data types don't match. Expected type: "
+                               f"{dec.TYPE_NAMES[dtype]}")
+            lists.append(dec.sparse_list(feature, key, dtype, labels[b], b))
+        values.append(_concat(lists, dtype))
+        splits.append(np.zeros(0, splits_dtype.as_numpy_dtype) if single
+                      else _splits([len(v) for v in lists], splits_dtype))
+    return values, splits
+
+
+def _list_ragged(parsed: list, list_ragged, labels: list, single: bool) -> tuple:
+    """``(values, outer splits, inner splits)`` per ragged feature list: every step's values, split per step
+    (inner) and the steps split per example (outer; empty for one example, as TF's kernel)."""
+    values, outer, inner = [], [], []
+    for key, dtype, splits_dtype in list_ragged:
+        steps = [[dec.sparse_list(f, key, dtype, labels[b], t, where=key) for t, f in enumerate(lists.get(key) or [])]
+                 for b, (_, lists) in enumerate(parsed)]
+        flat = [v for example in steps for v in example]
+        values.append(_concat(flat, dtype))
+        outer.append(np.zeros(0, splits_dtype.as_numpy_dtype) if single
+                     else _splits([len(e) for e in steps], splits_dtype))
+        inner.append(_splits([len(v) for v in flat], splits_dtype))
+    return values, outer, inner
+
+
 def _parse_sequence_example_kernel(serialized, *inputs, context_sparse, context_dense, list_sparse, list_dense,
-                                   single, has_names):
+                                   context_ragged, list_ragged, single, has_names):
     single = np.ndim(serialized) == 0 if single is None else single
     names = inputs[0] if has_names else None
     defaults = inputs[1:] if has_names else inputs
@@ -409,7 +714,7 @@ def _parse_sequence_example_kernel(serialized, *inputs, context_sparse, context_
         per_example = []
         for b, (_, lists) in enumerate(parsed):
             steps = lists.get(key) or []
-            per_example.append([dec.sparse_list(f, key, dtype, labels[b], b, where=key) for f in steps])
+            per_example.append([dec.sparse_list(f, key, dtype, labels[b], t, where=key) for t, f in enumerate(steps)])
         list_sparse_out.append(_step_sparse(per_example, dtype, single))
     list_dense_out, lengths = [], []
     for key, dtype, shape, kind, _ in list_dense:
@@ -420,9 +725,12 @@ def _parse_sequence_example_kernel(serialized, *inputs, context_sparse, context_
         list_dense_out.append(out[0] if single else out)
     if single:
         lengths = [x[0] for x in lengths]
+    ctx_values, ctx_splits = _context_ragged(parsed, context_ragged, labels, single)
+    list_values, list_outer, list_inner = _list_ragged(parsed, list_ragged, labels, single)
     return _outputs([t[0] for t in out_sparse] + [t[1] for t in out_sparse] + [t[2] for t in out_sparse]
-                    + out_dense + [t[0] for t in list_sparse_out] + [t[1] for t in list_sparse_out]
-                    + [t[2] for t in list_sparse_out] + list_dense_out + lengths)
+                    + out_dense + ctx_values + ctx_splits + [t[0] for t in list_sparse_out]
+                    + [t[1] for t in list_sparse_out] + [t[2] for t in list_sparse_out] + list_dense_out + lengths
+                    + list_values + list_outer + list_inner)
 
 
 def _step_sparse(per_example: list, dtype, single: bool) -> tuple:
@@ -445,40 +753,60 @@ def _parse_sequence_example_infer(op):
     single, batch = _batch_dims(op)
     specs = _sparse_specs([d for _, d in a["context_sparse"]], None if single is None else 1 if single else 2)
     specs += [(dtype, _out_shape(batch, list(shape))) for _, dtype, shape, _, _ in a["context_dense"]]
+    specs += _ragged_specs(a["context_ragged"], single, batch)
     specs += _sparse_specs([d for _, d in a["list_sparse"]], None if single is None else 2 if single else 3)
     specs += [(dtype, _out_shape(batch, [None] + list(shape))) for _, dtype, shape, _, _ in a["list_dense"]]
     specs += [(dtypes.int64, _out_shape(batch, []))] * len(a["list_dense"])
+    specs += _ragged_specs(a["list_ragged"], single, batch)
+    specs += [(sd, TensorShape([None])) for _, _, sd in a["list_ragged"]]
     return specs
 
 
 register("ParseSequenceExampleV2", infer=_parse_sequence_example_infer, kernel=_parse_sequence_example_kernel,
-         gpu=False)
+         gpu=False, foldable=False)
 not_differentiable("ParseSequenceExampleV2")
 
 
 def _parse_sequence_example(serialized, context_features, sequence_features, example_names, single: bool):
     if not context_features and not sequence_features:
-        raise ValueError("Both context_features and sequence_features are None, but at least one should have "
-                         "values.")
+        if single:
+            raise ValueError("Both context_features and sequence_features are None, but at least one should have "
+                             "values.")
+        raise ValueError("Both `context_features` and `sequence_features` argument are None, but at least one "
+                         "should have values.")
+    context_features, sequence_features = context_features or {}, sequence_features or {}
     with name_scope(None, "ParseSequenceExample", [serialized, example_names]):
-        context = _example_plan(context_features or {}, (FixedLenFeature, VarLenFeature), "parse_sequence_example")
-        lists = _example_plan(sequence_features or {}, (FixedLenSequenceFeature, VarLenFeature),
-                              "parse_sequence_example", sequence_context=True)
+        context = _example_plan(context_features, (FixedLenFeature, VarLenFeature, RaggedFeature))
+        lists = _example_plan(sequence_features, (FixedLenSequenceFeature, VarLenFeature, RaggedFeature),
+                              sequence_context=True)
         serialized = _serialized(serialized, single)
+        _check_ragged_rank([context, lists], serialized)
         inputs = [serialized]
         if example_names is not None:
             inputs.append(convert_to_tensor(example_names, dtype=dtypes.string, name="names"))
         attrs = {"context_sparse": tuple(context.sparse), "context_dense": tuple(context.dense),
                  "list_sparse": tuple(lists.sparse), "list_dense": tuple(lists.dense),
+                 "context_ragged": tuple(context.ragged), "list_ragged": tuple(lists.ragged),
                  "single": _single(serialized), "has_names": example_names is not None}
         op = apply_op("ParseSequenceExampleV2", inputs + context.defaults, attrs, name="ParseSequenceExampleV2")
         outputs = list(op.outputs)
-        n_context = 3 * len(context.sparse) + len(context.dense)
+        n_context = 3 * len(context.sparse) + len(context.dense) + 2 * len(context.ragged)
         n_lists = 3 * len(lists.sparse) + len(lists.dense)
-        context_out = _collect(outputs[:n_context], context, len(context.dense))
-        lists_out = _collect(outputs[n_context:n_context + n_lists], lists, len(lists.dense))
+        context_out, context_ragged = _collect(outputs[:n_context], context)
+        lists_out, _ = _collect(outputs[n_context:n_context + n_lists], lists, ragged_after_dense=False)
         lengths = {key: outputs[n_context + n_lists + i] for key, kind, i in lists.outputs if kind == "dense"}
-        return context_out, lists_out, lengths
+        ragged_start, n_ragged = n_context + n_lists + len(lists.dense), len(lists.ragged)
+        list_ragged = {key: (outputs[ragged_start + i], outputs[ragged_start + n_ragged + i])
+                       for i, (key, _, _) in enumerate(lists.ragged)}
+        inner = {key: outputs[ragged_start + 2 * n_ragged + i] for i, (key, _, _) in enumerate(lists.ragged)}
+        batched = serialized.shape.ndims != 0
+        context_ragged = _build_ragged(context_ragged, batched)
+        list_ragged = _build_ragged(list_ragged, batched, inner)
+    if context.ragged:
+        context_out.update(_ragged_features(context_features, context_ragged))
+    if lists.ragged:
+        lists_out.update(_ragged_features(sequence_features, list_ragged))
+    return context_out, lists_out, lengths
 
 
 @tf_export("io.parse_sequence_example")
@@ -486,10 +814,11 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
                            name=None) -> tuple:
     """Parses a batch of serialized ``SequenceExample`` protos: ``(context, feature_lists, lengths)``.
 
-    Context features are ``FixedLenFeature`` / ``VarLenFeature``; sequence features
-    ``FixedLenSequenceFeature`` (``[batch, longest] + shape``, zero-padded, with each
-    example's number of steps in ``lengths``) or ``VarLenFeature`` (a SparseTensor
-    ``[batch, step, j]``)."""
+    Context features are ``FixedLenFeature`` / ``VarLenFeature`` / ``RaggedFeature``;
+    sequence features ``FixedLenSequenceFeature`` (``[batch, longest] + shape``,
+    zero-padded, with each example's number of steps in ``lengths``), ``VarLenFeature``
+    (a SparseTensor ``[batch, step, j]``) or ``RaggedFeature`` (a RaggedTensor
+    ``[batch, (step), (j)]``, then the feature's partitions)."""
     with name_scope(name, "ParseSequenceExample", [serialized, example_names]):
         return _parse_sequence_example(serialized, context_features, sequence_features, example_names, single=False)
 
@@ -499,6 +828,8 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
                                   name=None) -> tuple:
     """Parses one serialized ``SequenceExample`` (a scalar): ``(context, feature_lists)``."""
     with name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
+        with name_scope(None, "ParseSingleExample", [serialized, example_name]):
+            serialized = _assert_scalar(serialized)
         context, lists, _ = _parse_sequence_example(serialized, context_features, sequence_features, example_name,
                                                     single=True)
         return context, lists

@@ -509,7 +509,7 @@ def _cumulative(method, identity):
         if exclusive:
             out = xp.roll(out, 1, axis)  # a copy, so the first slot may be overwritten
             first = [slice(None)] * out.ndim
-            first[axis] = 0
+            first[axis] = slice(0, 1)  # (an empty axis has no element 0)
             out[tuple(first)] = identity
         if reverse:
             out = xp.flip(out, axis)

@@ -617,3 +617,11 @@ def test_sigmoid_keeps_relative_precision_far_out_and_takes_scalars():
     np.testing.assert_allclose(scalar, 1 / (1 + np.exp(1.0)), rtol=1e-6)
     np.testing.assert_allclose(half.astype(np.float32), [0.0, 1.0, 4.54e-05], rtol=1e-3)
     np.testing.assert_allclose(double, 1 / (1 + np.exp(3.0)), rtol=1e-15)
+
+
+def test_exclusive_cumsum_and_repeat_of_empty_inputs_are_empty():
+    """Both once failed on empty inputs (an empty batch of parsed ragged features builds them)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        out = sess.run([tf.cumsum(tf.zeros([0]), exclusive=True), tf.cumprod(tf.zeros([2, 0]), 1, exclusive=True),
+                        tf.repeat(tf.zeros([0]), tf.zeros([0], tf.int32))])
+    assert [o.shape for o in out] == [(0,), (2, 0), (0,)]
