@@ -8,6 +8,7 @@ reductions accept RaggedTensors.
 """
 
 from dflow.ragged import ragged_kernels, ragged_math, ragged_ops, ragged_tensor_value  # noqa: F401
+from dflow.ragged.ragged_concat_ops import stack
 from dflow.ragged.ragged_math import install_dispatch
 from dflow.ragged.ragged_ops import (
     boolean_mask,
@@ -20,7 +21,6 @@ from dflow.ragged.ragged_ops import (
     ragged_range,
     row_splits_to_segment_ids,
     segment_ids_to_row_splits,
-    stack,
     stack_dynamic_partitions,
 )
 from dflow.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec, is_ragged

@@ -45,7 +45,7 @@ def from_tensor(cls, tensor, lengths, padding, ragged_rank: int, name, row_split
         values_shape = array_ops.concat([array_ops.reshape(input_shape[0] * input_shape[1], [1]), input_shape[2:]],
                                         axis=0)
         values = array_ops.reshape(tensor, values_shape)
-        dims = tensor.shape.as_list()
+        dims = tensor.shape.as_list() if tensor.shape.ndims is not None else [None, None]
         nrows = constant(dims[0], row_splits_dtype) if dims[0] is not None else input_shape[0]
         ncols = constant(dims[1], row_splits_dtype) if dims[1] is not None else input_shape[1]
         return cls.from_uniform_row_length(values, ncols, nrows=nrows, validate=False)

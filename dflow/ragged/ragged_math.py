@@ -1,10 +1,13 @@
 """Element-wise math and reductions on RaggedTensors, and the dispatch that routes TF1's functions to them.
 
 * Element-wise ops work on ``flat_values`` and keep the row partitions:
-  a unary op through ``map_flat_values``; a binary op on two RaggedTensors
-  with the same row splits (checked at run time: "Inputs must have identical
-  ragged splits"), or on a RaggedTensor and a dense operand that broadcasts
-  against its uniform inner dimensions, or whose ragged dimensions have size 1.
+  a unary op through ``map_flat_values``; a binary op broadcasts both shapes
+  as TF 2.15's ``DynamicRaggedShape`` does (``ragged_broadcast``): ragged and
+  dense dimensions meet where the rows fit (checked at run time), uniform
+  size-1 dimensions broadcast, and a dense operand of higher rank adds outer
+  dimensions to the result.
+* ``tf.concat`` and ``tf.stack`` of a list holding a RaggedTensor go to
+  ``ragged_concat_ops`` (any axis).
 * ``reduce_sum``/``prod``/``min``/``max``/``mean``/``all``/``any`` follow TF's
   ``ragged_math_ops``: reducing a ragged dimension uses unsorted segment ops.
 * ``RaggedTensor``'s Python operators (``+ - * / // % ** & | ^ < <= > >=``,
@@ -23,8 +26,9 @@ from dflow.framework import dtypes
 from dflow.framework.graph import Tensor, name_scope
 from dflow.ops import array_ops, gather_ops, math_ops, reduction_ops, segment_ops
 from dflow.ops.constant_op import convert_to_tensor
+from dflow.ragged import ragged_concat_ops
+from dflow.ragged.ragged_broadcast import broadcast_binary_op
 from dflow.ragged.ragged_ops import (
-    assert_splits_match,
     convert_to_tensor_or_ragged_tensor,
     map_flat_values,
     ragged_range,
@@ -35,48 +39,20 @@ from dflow.ragged.ragged_tensor import RaggedTensor, is_ragged
 # -- element-wise ----------------------------------------------------------------------
 
 
-def _outer_row_ids(rt: RaggedTensor) -> Tensor:
-    """For each flat value, the index of its outermost row."""
-    ids = rt.value_rowids()
-    values = rt.values
-    while isinstance(values, RaggedTensor):
-        ids = gather_ops.gather(ids, values.value_rowids())
-        values = values.values
-    return ids
-
-
-def _dense_operand_values(rt: RaggedTensor, y: Tensor) -> Tensor:
-    """A dense operand ``y`` laid out to broadcast against ``rt.flat_values``."""
-    flat_rank = rt.flat_values.shape.ndims
-    rank = rt.shape.ndims
-    if y.shape.ndims is None or flat_rank is None:
-        raise NotImplementedError("Broadcasting a RaggedTensor with a tensor of unknown rank is not supported.")
-    if y.shape.ndims < flat_rank:
-        return y
-    if y.shape.ndims > rank:
-        raise ValueError(f"Incompatible shapes: a dense operand of rank {y.shape.ndims} does not broadcast with a "
-                         f"RaggedTensor of rank {rank}")
-    dims = [1] * (rank - y.shape.ndims) + y.shape.as_list()
-    ragged_dims = dims[1:rt.ragged_rank + 1]
-    if any(d != 1 for d in ragged_dims):
-        raise NotImplementedError(f"Broadcasting a dense tensor of shape {y.shape} against the ragged dimensions "
-                                  f"of a RaggedTensor of shape {rt.shape} is not supported in dflow (only size-1 "
-                                  f"dimensions there).")
-    y = array_ops.reshape(y, [d if d is not None else -1 for d in [dims[0]] + dims[rt.ragged_rank + 1:]]) \
-        if y.shape.is_fully_defined() else _squeeze_ragged_dims(y, rank - y.shape.ndims, rt.ragged_rank)
-    if dims[0] == 1:
-        return y
-    return gather_ops.gather(y, _outer_row_ids(rt))
-
-
-def _squeeze_ragged_dims(y: Tensor, missing: int, ragged_rank: int) -> Tensor:
-    for _ in range(missing):
-        y = array_ops.expand_dims(y, 0)
-    return array_ops.squeeze(y, axis=list(range(1, ragged_rank + 1)))
+def _broadcasts_as_shapes(x, y, x_ragged: bool, y_ragged: bool) -> bool:
+    """TF's test for broadcasting the shapes (else the dense operand broadcasts against the flat values)."""
+    ragged, dense = (x, y) if x_ragged else (y, x)
+    return ragged.flat_values.shape.ndims <= dense.shape.ndims  # TypeError for an unknown rank, as TF
 
 
 def ragged_binary_elementwise_op(op, x, y, name=None):
-    """``op(x, y)`` where either is ragged: on the flat values, with the ragged operand's partitions."""
+    """``op(x, y)`` where either is ragged, as TF 2.15's ``ragged_binary_elementwise_op_impl``.
+
+    Two RaggedTensors with the same row partitions, or a dense operand of
+    lower rank than the ragged one's flat values, work on the flat values
+    directly; otherwise both shapes broadcast to one ragged shape
+    (``ragged_broadcast``), which checks at run time that they fit.
+    """
     x_ragged, y_ragged = is_ragged(x), is_ragged(y)
     x = convert_to_tensor_or_ragged_tensor(x, preferred_dtype=y.dtype if y_ragged else None)
     y = convert_to_tensor_or_ragged_tensor(y, preferred_dtype=x.dtype)
@@ -84,18 +60,25 @@ def ragged_binary_elementwise_op(op, x, y, name=None):
         if x.row_splits.dtype is not y.row_splits.dtype:
             raise ValueError("Input RaggedTensors have mismatched row_splits dtypes; use "
                              "RaggedTensor.with_row_splits_dtype() to convert them to compatible dtypes.")
-        with control_dependencies(assert_splits_match([x.nested_row_splits, y.nested_row_splits])):
-            out = op(x.flat_values, y.flat_values, name=name)
-        return x.with_flat_values(out)
+        if _partitions_identical(x, y):
+            return x.with_flat_values(op(x.flat_values, y.flat_values, name=name))
+    if (x_ragged and y_ragged) or _broadcasts_as_shapes(x, y, x_ragged, y_ragged):
+        splits_dtype = (x if x_ragged else y).row_splits.dtype
+        return broadcast_binary_op(op, x, y, splits_dtype, name=name)
     if x_ragged:
-        return x.with_flat_values(op(x.flat_values, _dense_operand_values(x, y), name=name))
-    return y.with_flat_values(op(_dense_operand_values(y, x), y.flat_values, name=name))
+        return x.with_flat_values(op(x.flat_values, y, name=name))
+    return y.with_flat_values(op(x, y.flat_values, name=name))
 
 
-def control_dependencies(deps):
-    from dflow.ops.control_flow_ops import control_dependencies as cd
-
-    return cd(deps)
+def _partitions_identical(x: RaggedTensor, y: RaggedTensor) -> bool:
+    """Whether ``x`` and ``y`` share their row partitions (the same row-splits tensors, uniform or not alike)."""
+    if x.ragged_rank != y.ragged_rank:
+        return False
+    while isinstance(x, RaggedTensor):
+        if x.row_splits is not y.row_splits or (x.uniform_row_length is None) != (y.uniform_row_length is None):
+            return False
+        x, y = x.values, y.values
+    return True
 
 
 def ragged_unary_elementwise_op(op, x, *args, **kwargs):
@@ -327,8 +310,21 @@ def _unary_handler(original):
     return handler
 
 
+def _concat_handler(values, axis, name=None):
+    return ragged_concat_ops.concat(values, axis, name=name)
+
+
+def _stack_handler(values, axis=0, name=None):
+    return ragged_concat_ops.stack(values, axis, name=name)
+
+
+_LIST_NAMES = {"concat": _concat_handler, "stack": _stack_handler}
+
+
 def ragged_handler(tf_name: str, original):
     """The ragged version of public function ``tf_name`` (``original`` is its dense one), or None."""
+    if tf_name in _LIST_NAMES:
+        return _LIST_NAMES[tf_name]
     if tf_name in _REDUCTION_NAMES:
         return _REDUCTION_NAMES[tf_name]
     if tf_name in _BINARY_NAMES:
@@ -338,12 +334,18 @@ def ragged_handler(tf_name: str, original):
     return None
 
 
-RAGGED_DISPATCH = tuple(_BINARY_NAMES + _UNARY_NAMES + list(_REDUCTION_NAMES))
+RAGGED_DISPATCH = tuple(_BINARY_NAMES + _UNARY_NAMES + list(_REDUCTION_NAMES) + list(_LIST_NAMES))
+
+
+def _is_or_holds_ragged(value) -> bool:
+    """A RaggedTensor, or a list or tuple holding one (``tf.concat``'s ``values``)."""
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, RaggedTensor) for v in value)
+    return isinstance(value, RaggedTensor)
 
 
 def _has_ragged(args, kwargs) -> bool:
-    return any(isinstance(a, RaggedTensor) for a in args) or any(isinstance(v, RaggedTensor)
-                                                                 for v in kwargs.values())
+    return any(_is_or_holds_ragged(a) for a in args) or any(_is_or_holds_ragged(v) for v in kwargs.values())
 
 
 def dispatching(tf_name: str, original):

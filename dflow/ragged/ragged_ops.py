@@ -1,6 +1,6 @@
 """The ``tf.ragged`` functions: ``constant``, ``constant_value``, ``placeholder``, ``range``,
 ``row_splits_to_segment_ids``, ``segment_ids_to_row_splits``, ``map_flat_values``,
-``boolean_mask``, ``stack``, ``stack_dynamic_partitions``, ``cross`` and ``cross_hashed``.
+``boolean_mask``, ``stack_dynamic_partitions``, ``cross`` and ``cross_hashed``.
 
 Each follows TF1's definition in ``tensorflow/python/ops/ragged`` (same name
 scopes, same dtype rules, same errors), built from dflow ops.
@@ -382,53 +382,7 @@ def _mask_with_ragged_mask(data, mask, splits_dtype):
         return RaggedTensor.from_nested_row_splits(masked_values, splits, validate=False)
 
 
-# -- stack, stack_dynamic_partitions --------------------------------------------------
-
-
-def _concat_rows(rts: list):
-    """The rows of every RaggedTensor (or Tensor) in ``rts``, in order, as one value."""
-    if not isinstance(rts[0], RaggedTensor):
-        return array_ops.concat(rts, axis=0)
-    splits, offset = [rts[0].row_splits], rts[0].row_splits[-1]
-    for rt in rts[1:]:
-        splits.append(rt.row_splits[1:] + offset)
-        offset = offset + rt.row_splits[-1]
-    values = _concat_rows([rt.values for rt in rts])
-    return RaggedTensor.from_row_splits(values, array_ops.concat(splits, axis=0), validate=False)
-
-
-@tf_export("ragged.stack")
-def stack(values, axis=0, name=None):
-    """Stacks ragged (or dense) tensors of one rank along a new outermost dimension (``axis=0``)."""
-    if not isinstance(values, (list, tuple)):
-        values = [values]
-    with name_scope(name, "RaggedConcat", values):
-        values = [convert_to_tensor_or_ragged_tensor(v, name=f"values[{i}]") for i, v in enumerate(values)]
-        if axis != 0:
-            raise NotImplementedError("tf.ragged.stack is implemented for axis=0 only in dflow.")
-        ranks = {v.shape.ndims for v in values}
-        if None in ranks or len(ranks) != 1:
-            raise ValueError("all values must have the same (known) rank")
-        splits_dtype = _match_splits_dtypes(*values)
-        ragged_rank = max([1] + [v.ragged_rank for v in values if isinstance(v, RaggedTensor)])
-        rts = []
-        for v in values:
-            if not isinstance(v, RaggedTensor):
-                v = RaggedTensor.from_tensor(v, ragged_rank=min(ragged_rank, v.shape.ndims - 1),
-                                             row_splits_dtype=splits_dtype)
-            rts.append(_with_ragged_rank(v, ragged_rank))
-        lengths = array_ops.stack([rt.nrows() for rt in rts])
-        return RaggedTensor.from_row_lengths(_concat_rows(rts), lengths, validate=False)
-
-
-def _with_ragged_rank(rt: RaggedTensor, ragged_rank: int) -> RaggedTensor:
-    if rt.ragged_rank >= ragged_rank:
-        return rt
-    values = rt.values
-    if isinstance(values, RaggedTensor):
-        return rt.with_values(_with_ragged_rank(values, ragged_rank - 1))
-    return rt.with_values(RaggedTensor.from_tensor(values, ragged_rank=ragged_rank - rt.ragged_rank,
-                                                   row_splits_dtype=rt.row_splits.dtype))
+# -- stack_dynamic_partitions --------------------------------------------------
 
 
 @tf_export("ragged.stack_dynamic_partitions")
