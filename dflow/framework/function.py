@@ -408,15 +408,11 @@ def _as_spec(value, param: str):
     return value
 
 
-class ConcreteFunction:
-    """One trace of a ``tf.function`` for fixed argument specs: its graph, inputs and outputs.
+class GraphFunction:
+    """What a traced function graph shows, as TF's ``ConcreteFunction``: the graph, its inputs,
+    outputs and name, and the structures of its outputs and arguments."""
 
-    Calling it checks the arguments against its specs and builds the
-    function's ops into the calling graph, as calling the ``tf.function`` does.
-    """
-
-    def __init__(self, function: Function, graph, structured_outputs, structured_input_signature):
-        self._function = function
+    def __init__(self, graph, structured_outputs, structured_input_signature):
         self.graph = graph
         self.structured_outputs = structured_outputs
         self.structured_input_signature = structured_input_signature
@@ -434,6 +430,18 @@ class ConcreteFunction:
     @property
     def name(self) -> str:
         return self.graph.name
+
+
+class ConcreteFunction(GraphFunction):
+    """One trace of a ``tf.function`` for fixed argument specs: its graph, inputs and outputs.
+
+    Calling it checks the arguments against its specs and builds the
+    function's ops into the calling graph, as calling the ``tf.function`` does.
+    """
+
+    def __init__(self, function: Function, graph, structured_outputs, structured_input_signature):
+        super().__init__(graph, structured_outputs, structured_input_signature)
+        self._function = function
 
     def __call__(self, *args, **kwargs):
         """Builds the function's ops into the calling graph for arguments that fit this trace."""

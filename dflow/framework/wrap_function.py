@@ -43,6 +43,7 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.framework import nest
 from dflow.framework.func_graph import FuncGraph, add_outputs
+from dflow.framework.function import GraphFunction
 from dflow.framework.graph import Operation, Tensor, get_default_graph
 from dflow.framework.type_spec import TensorSpec
 from dflow.ops import if_while_ops
@@ -239,31 +240,15 @@ def wrap_function(fn, signature, name=None) -> WrappedFunction:
 # -- the wrapped function -----------------------------------------------------------------------------
 
 
-class WrappedFunction:
+class WrappedFunction(GraphFunction):
     """A traced TF1 function (``tf.wrap_function``): each call adds a call op of its graph."""
 
     def __init__(self, graph: FuncGraph, structured_outputs, structured_input_signature, variables: tuple,
                  arg_specs: list, arg_keywords: list | None = None):
-        self.graph = graph
-        self.structured_outputs = structured_outputs
-        self.structured_input_signature = structured_input_signature
+        super().__init__(graph, structured_outputs, structured_input_signature)
         self._variables = variables
         self._arg_specs = arg_specs  # one TensorSpec per argument placeholder
         self._arg_keywords = arg_keywords  # pruned functions: the feeds' op names
-
-    @property
-    def name(self) -> str:
-        return self.graph.name
-
-    @property
-    def inputs(self) -> list:
-        """The argument placeholders, then the placeholders of captured tensors."""
-        return list(self.graph.inputs)
-
-    @property
-    def outputs(self) -> list:
-        """The output tensors of the graph, flattened (None outputs left out)."""
-        return list(self.graph.outputs)
 
     @property
     def captured_inputs(self) -> list:
