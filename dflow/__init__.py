@@ -148,6 +148,8 @@ from dflow.framework import tape as _tape  # noqa: F401, E402 - tf.GradientTape
 from dflow.framework import wrap_function as _wrap_function  # noqa: F401, E402 - tf.wrap_function
 from dflow.data import optional_ops as _optional_ops  # noqa: F401, E402 - tf.OptionalSpec, Optional
 from dflow.ops import batch_ops as _batch_ops  # noqa: F401, E402 - tf.nondifferentiable_batch_function
+from dflow.ops import sdca_ops as _sdca_ops  # noqa: F401, E402 - tf.train.sdca_fprint, sdca_shrink_l1
+from dflow.ops import ragged_fill_ops as _ragged_fill_ops  # noqa: F401, E402 - tf.ragged_fill_empty_rows
 
 __version__ = "0.1.0"
 
