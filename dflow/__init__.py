@@ -150,6 +150,7 @@ from dflow.data import optional_ops as _optional_ops  # noqa: F401, E402 - tf.Op
 from dflow.ops import batch_ops as _batch_ops  # noqa: F401, E402 - tf.nondifferentiable_batch_function
 from dflow.ops import sdca_ops as _sdca_ops  # noqa: F401, E402 - tf.train.sdca_fprint, sdca_shrink_l1
 from dflow.ops import ragged_fill_ops as _ragged_fill_ops  # noqa: F401, E402 - tf.ragged_fill_empty_rows
+from dflow.ops import quantize_ops as _quantize_ops  # noqa: F401, E402 - tf.quantize*, tf.dequantize, tf.quantized_concat
 
 __version__ = "0.1.0"
 

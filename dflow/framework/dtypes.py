@@ -157,8 +157,10 @@ string = DType("string", np.object_, 7)
 complex64 = DType("complex64", np.complex64, 8)
 complex128 = DType("complex128", np.complex128, 18)
 
-# Types dflow names but cannot compute with: any op producing one is NotImplementedError at graph build.
-# The quantized types carry TF's numpy stand-ins (a one-field structured dtype).
+# The quantized types carry TF's numpy stand-ins (a one-field structured dtype); their tensors hold the
+# plain integer arrays TF's sessions return, and only the quantize ops make or read them (other ops refuse
+# them by their dtype lists, as TF's). The types after them dflow names but cannot compute with: any op
+# producing one is NotImplementedError at graph build.
 qint8 = DType("qint8", np.dtype([("qint8", np.int8)]), 11)
 quint8 = DType("quint8", np.dtype([("quint8", np.uint8)]), 12)
 qint16 = DType("qint16", np.dtype([("qint16", np.int16)]), 15)
@@ -173,18 +175,17 @@ ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
        uint32, uint64, bool, string, complex64, complex128)
 QUANTIZED_DTYPES = frozenset((qint8, quint8, qint16, quint16, qint32))
 UNIMPLEMENTED_REASONS = {
-    **{d: "quantized types are not implemented (no quantized kernels)" for d in QUANTIZED_DTYPES},
     bfloat16: "bfloat16 is not implemented (numpy has no bfloat16 type; use float16 or float32)",
     resource: "dflow has no resource tensors (variables, queues and tables are Python-side resources)",
     variant: "dflow has no variant tensors (datasets and TensorArrays are Python-side values)",
 }
 UNIMPLEMENTED = frozenset(UNIMPLEMENTED_REASONS)
 
-_BY_NAME = {d.name: d for d in ALL + tuple(UNIMPLEMENTED)}
+_BY_NAME = {d.name: d for d in ALL + tuple(QUANTIZED_DTYPES | UNIMPLEMENTED)}
 _BY_NAME.update(half=float16, double=float64)
 _BY_NP = {np.dtype(d._np): d for d in ALL + tuple(QUANTIZED_DTYPES) if d is not string}
 _BY_NP[np.dtype(np.object_)] = string
-_BY_ENUM = {d._enum: d for d in ALL + tuple(UNIMPLEMENTED)}
+_BY_ENUM = {d._enum: d for d in ALL + tuple(QUANTIZED_DTYPES | UNIMPLEMENTED)}
 _BY_PY = {float: float32, int: int32, complex: complex128, str: string,
           bytes: string}
 _BY_PY[builtins.bool] = bool
@@ -242,7 +243,7 @@ def dtype_of_value(value) -> DType:
 
 
 
-for _d in UNIMPLEMENTED:
+for _d in sorted(QUANTIZED_DTYPES | UNIMPLEMENTED, key=lambda d: d.name):
     export_value(_d.name, _d)
     export_value(f"dtypes.{_d.name}", _d)
 export_value("dtypes.half", half)

@@ -58,6 +58,8 @@ def to_numpy(value, dtype=None, what: str = "value") -> np.ndarray:
                         f"Contents: {value!r}. Consider casting elements to a supported type.")
     target = dtypes.dtype_of_value(arr if isinstance(value, (np.ndarray, np.generic)) or arr.dtype == object
                                    else value) if dtype is None else dtype
+    if target.is_quantized:  # as TF: only numpy values convert; quantized tensors hold plain integer arrays
+        return _quantized_array(value, arr, target)
     if target is dtypes.string:
         if arr.dtype.kind not in "SUO" and arr.size:
             raise TypeError(f"Expected string, got {value!r} of type '{type(value).__name__}' instead.")
@@ -75,6 +77,13 @@ def to_numpy(value, dtype=None, what: str = "value") -> np.ndarray:
             if arr.min() < info.min or arr.max() > info.max:
                 raise TypeError(f"Value {value!r} is out of range for {target.name}.")
     return np.asarray(arr, dtype=target.as_numpy_dtype)
+
+
+def _quantized_array(value, arr: np.ndarray, target) -> np.ndarray:
+    if not isinstance(value, (np.ndarray, np.generic)) and arr.size:
+        first = arr.ravel()[0].item()
+        raise TypeError(f"Expected {target.name}, but got {first!r} of type '{type(first).__name__}'.")
+    return arr.astype(target.as_numpy_dtype[0])
 
 
 # -- Const -----------------------------------------------------------------------
@@ -123,7 +132,18 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) ->
             arr = flat.reshape(dims)
     arr = np.array(arr, copy=True)
     arr.flags.writeable = False  # constants are shared by every run
-    return apply_op("Const", [], {"value": arr, "dtype": dtypes.as_dtype(arr.dtype)}, name=name).outputs[0]
+    const_dtype = _quantized_dtype(value, dtype) or dtypes.as_dtype(arr.dtype)
+    return apply_op("Const", [], {"value": arr, "dtype": const_dtype}, name=name).outputs[0]
+
+
+def _quantized_dtype(value, dtype):
+    """The quantized type of a constant (requested, or a numpy value's), else None: its array holds plain integers."""
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+        return dtype if dtype.is_quantized else None
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.names:
+        return dtypes.as_dtype(value.dtype)
+    return None
 
 
 # -- conversion ------------------------------------------------------------------

@@ -380,7 +380,9 @@ def _convert_feed_value(t: Tensor, value):
                         f"object was {value} which was passed to the feed with key {t}.")
     np_dtype = t._dtype._np
     if type(value) is np.ndarray and value.dtype == np_dtype:
-        arr = value
+        arr = value.astype(np_dtype[0]) if value.dtype.names else value  # (a quantized type's structured stand-in)
+    elif t._dtype.is_quantized:  # quantized tensors hold plain integer arrays; values are cast (wrapping) as TF's feed
+        arr = np.asarray(value).astype(np_dtype[0])
     elif t._dtype is dtypes.string:
         arr = to_numpy(value, dtypes.string)
     else:
@@ -406,7 +408,8 @@ def _fetch_value(v, t: Tensor):
     if isinstance(v, np.generic):
         return v
     v = to_host(v)
-    return np.asarray(v, dtype=t._dtype._np)[()] if np.ndim(v) == 0 else np.asarray(v, dtype=t._dtype._np)
+    np_dtype = t._dtype._np[0] if t._dtype.is_quantized else t._dtype._np  # quantized: plain integers, as TF returns
+    return np.asarray(v, dtype=np_dtype)[()] if np.ndim(v) == 0 else np.asarray(v, dtype=np_dtype)
 
 
 def _fill_step_stats(run_metadata, plan, stats_per_partition) -> None:
