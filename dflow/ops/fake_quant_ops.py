@@ -512,9 +512,10 @@ def _check_qdq_rank(lo, hi, rank: int):
             raise invalid_argument(f"{arg} must be rank {rank} but is rank {np.ndim(v)}")
 
 
-def _qdq(x, input_min, input_max, signed_input, num_bits, range_given, round_mode, narrow_range, axis):
+def _qdq(x, input_min, input_max, signed_input, num_bits, range_given, round_mode, narrow_range, axis,
+         op_type="QuantizeAndDequantizeV2"):
     if x.dtype not in (np.float32, np.float64):
-        raise invalid_argument(f"No OpKernel was registered to support Op 'QuantizeAndDequantizeV2' with these "
+        raise invalid_argument(f"No OpKernel was registered to support Op '{op_type}' with these "
                                f"attrs: T={x.dtype} (TF's CPU kernels take float32 and float64)")
     if not 0 < num_bits < (62 if signed_input else 63):
         raise invalid_argument(f"num_bits is out of range: {num_bits} with signed_input_ {int(signed_input)}")
@@ -540,6 +541,34 @@ def _qdq_grad(op, grad):
     return [grad, None, None]  # TF1's V2 gradient passes everything through, even outside the range
 
 
+def _qdq_v4(x, input_min, input_max, **attrs):
+    return _qdq(x, input_min, input_max, op_type="QuantizeAndDequantizeV4", **attrs)
+
+
+def _qdq_v4_grad_kernel(g, x, input_min, input_max, axis):
+    """TF's ``QuantizeAndDequantizeV4Grad``: the gradient where ``input_min <= x <= input_max`` (the
+    ranges as given, per slice along ``axis``), zeros for the ranges."""
+    xp = array_module(x)
+    lo, hi = host(input_min), host(input_max)
+    if axis != -1:
+        lo, hi = (np.reshape(v, (-1,) + (1,) * (x.ndim - axis - 1)) for v in (lo, hi))
+    lo, hi = _dev(xp, np.asarray(lo, x.dtype)), _dev(xp, np.asarray(hi, x.dtype))
+    inside = (x >= lo) & (x <= hi)
+    return (xp.where(inside, g, xp.zeros_like(g)), xp.zeros_like(input_min), xp.zeros_like(input_max))
+
+
+register("QuantizeAndDequantizeV4", infer=_qdq_infer, kernel=_qdq_v4)
+register("QuantizeAndDequantizeV4Grad",
+         infer=lambda op: [(t.dtype, t.shape) for t in op._inputs[1:]], kernel=_qdq_v4_grad_kernel)
+
+
+@gradient("QuantizeAndDequantizeV4")
+def _qdq_v4_grad(op, grad):
+    x, lo, hi = op._inputs
+    grads = apply_op("QuantizeAndDequantizeV4Grad", [grad, x, lo, hi], {"axis": op._attrs["axis"]}).outputs
+    return list(grads)
+
+
 @tf_export("quantization.quantize_and_dequantize")
 def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_bits=8, range_given=False,  # noqa: A002
                             round_mode="HALF_TO_EVEN", name=None, narrow_range=False, axis=None) -> Tensor:
@@ -553,6 +582,12 @@ def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_
     is ``"HALF_TO_EVEN"`` or ``"HALF_UP"``. The gradient is the identity (TF1's
     straight-through rule for this op).
     """
+    return _qdq_op("QuantizeAndDequantizeV2", input, input_min, input_max, signed_input, num_bits, range_given,
+                   round_mode, name, narrow_range, axis)
+
+
+def _qdq_op(op_type: str, input, input_min, input_max, signed_input, num_bits, range_given, round_mode,  # noqa: A002
+            name, narrow_range, axis) -> Tensor:
     if axis is None:
         axis = -1
     elif axis < 0:
@@ -560,7 +595,6 @@ def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_
         if ndims is None:
             raise ValueError("input should have known rank to use negative axis.")
         axis %= ndims
-    op_type = "QuantizeAndDequantizeV2"
     if isinstance(round_mode, bytes):
         round_mode = round_mode.decode()
     if round_mode not in _ROUND_MODES:
@@ -575,6 +609,17 @@ def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_
         lo, hi = (_typed_input(v, arg, x.dtype, op_type) for arg, v in (("input_min", input_min),
                                                                           ("input_max", input_max)))
         return apply_op(op_type, [x, lo, hi], attrs, name=scope).outputs[0]
+
+
+@tf_export("quantization.quantize_and_dequantize_v2")
+def quantize_and_dequantize_v2(input, input_min, input_max, signed_input=True, num_bits=8,  # noqa: A002
+                               range_given=False, round_mode="HALF_TO_EVEN", name=None, narrow_range=False,
+                               axis=None) -> Tensor:
+    """Quantizes ``input`` and back as ``quantize_and_dequantize`` (op ``QuantizeAndDequantizeV4``),
+    with TF2's gradient: straight through where ``input_min <= input <= input_max`` (the ranges as
+    given, even without ``range_given``), zero outside; none for the ranges."""
+    return _qdq_op("QuantizeAndDequantizeV4", input, input_min, input_max, signed_input, num_bits, range_given,
+                   round_mode, name, narrow_range, axis)
 
 
 def _typed_input(value, arg: str, dtype, op_type: str) -> Tensor:

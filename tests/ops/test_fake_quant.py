@@ -436,3 +436,29 @@ def test_quantize_and_dequantize_run_time_errors(build, match):
 def test_quantize_and_dequantize_graph_errors(build, error, match):
     with pytest.raises(error, match=match):
         build()
+
+
+def test_quantize_and_dequantize_v2_and_its_masked_gradient_as_tf():
+    """TF2's QuantizeAndDequantizeV4: V2's values; the gradient passes only inside the given ranges."""
+    x = tf.constant([-3.0, -1.0, -0.4, 0.0, 0.3, 0.77, 1.5, 2.5])
+    w = tf.constant([1., 2., 3., 4., 5., 6., 7., 8.])
+    lo, hi = tf.constant(-1.0), tf.constant(2.0)
+    given = tf.quantization.quantize_and_dequantize_v2(x, lo, hi, range_given=True)
+    taken = tf.quantization.quantize_and_dequantize_v2(x, -1.0, 2.0, num_bits=4)
+    unsigned = tf.quantization.quantize_and_dequantize_v2(x, -1.0, 2.0, range_given=True, signed_input=False,
+                                                          round_mode="HALF_UP", narrow_range=True)
+    xm = tf.constant([[-3.0, 1.0], [0.5, 4.0], [2.0, -0.2]])
+    per_axis = tf.quantization.quantize_and_dequantize_v2(xm, [-1.0, -2.0], [1.0, 3.0], range_given=True, axis=1)
+    assert given.op.type == "QuantizeAndDequantizeV4"
+    grads = tf.gradients(tf.reduce_sum(given * w), [x, lo, hi]) + tf.gradients(tf.reduce_sum(taken * w), [x]) + \
+        tf.gradients(tf.reduce_sum(per_axis * tf.constant([[1., 2.], [3., 4.], [5., 6.]])), [xm])
+    with tf.Session() as sess:
+        got = sess.run([given, taken, unsigned, per_axis] + grads)
+    np.testing.assert_allclose(got[0], [-2.015748, -1.007874, -0.3937008, 0.0, 0.2992126, 0.7716535, 1.496063, 2.0],
+                               rtol=1e-6)
+    np.testing.assert_allclose(got[1], [-3.0, -1.125, -0.375, 0.0, 0.375, 0.75, 1.5, 2.625])
+    np.testing.assert_allclose(got[2], [0, 0, 0, 0, 0.29803923, 0.7686275, 1.4980392, 2.0], rtol=1e-6)
+    np.testing.assert_allclose(got[3], [[-1.007874, 0.992126], [0.503937, 3.0], [1.0, -0.18897638]], rtol=1e-6)
+    inside = [0, 2, 3, 4, 5, 6, 7, 0]
+    assert got[4].tolist() == inside and got[5] == 0 and got[6] == 0 and got[7].tolist() == inside
+    assert got[8].tolist() == [[0, 2], [3, 0], [0, 6]]
