@@ -250,7 +250,7 @@ def _map_identity(out, identity, name):
 
 _BITCAST_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int64, dtypes.int32, dtypes.uint8,
                   dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.int8, dtypes.int16, dtypes.complex64,
-                  dtypes.complex128)
+                  dtypes.complex128, *sorted(dtypes.QUANTIZED_DTYPES, key=lambda d: d.name))
 
 
 def _bitcast_infer(op):
@@ -270,7 +270,7 @@ def _bitcast_infer(op):
 
 def _bitcast_kernel(input, T, type):  # noqa: A002 - TF's names
     xp = array_module(input)
-    want = np.dtype(type.as_numpy_dtype)
+    want = np.dtype(type.as_numpy_dtype[0] if type.is_quantized else type.as_numpy_dtype)  # quantized: plain ints
     src, dst = input.dtype.itemsize, want.itemsize
     if src < dst and (input.ndim == 0 or input.shape[-1] * src != dst):
         raise invalid_argument(f"Cannot bitcast from {T.as_datatype_enum} to {type.as_datatype_enum}")

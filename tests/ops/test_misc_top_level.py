@@ -22,6 +22,8 @@ BITCASTS = [
     (np.array([1.5], np.float16), tf.int16, [1], [15872]),
     (np.array(3, np.int64), tf.int32, [2], [3, 0]),
     (np.array(1.0, np.float32), tf.uint8, [4], [0, 0, 128, 63]),
+    (np.array([1, 2], np.int32), tf.qint32, [2], [1, 2]),
+    (np.array([1, 258], np.int16), tf.quint8, [2, 2], [[1, 0], [2, 1]]),
 ]
 
 
@@ -31,8 +33,9 @@ def test_bitcast_as_tf(value, dtype, shape, want):
         t = tf.bitcast(tf.constant(value), dtype)
         assert (t.op.type, t.dtype, t.shape.as_list()) == ("Bitcast", dtype, shape)
         got = tf.Session().run(t)
-    assert got.dtype == dtype.as_numpy_dtype
-    np.testing.assert_array_equal(got, np.array(want, dtype.as_numpy_dtype))
+    plain = dtype.as_numpy_dtype[0] if dtype.is_quantized else dtype.as_numpy_dtype  # quantized: plain integers
+    assert got.dtype == plain
+    np.testing.assert_array_equal(got, np.array(want, plain))
 
 
 def test_bitcast_errors_as_tf():
