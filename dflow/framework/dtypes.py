@@ -20,18 +20,29 @@ class DType:
     True
     """
 
-    __slots__ = ("name", "_np", "_enum")
+    __slots__ = ("name", "_np", "_enum", "_array_np")
 
     def __init__(self, name: str, np_type, enum: int):
         self.name = name
         self._np = np_type
         self._enum = enum
+        # What its tensors' arrays hold: TF's stand-in for a quantized type is a one-field structured dtype,
+        # but its values are the plain integers of that field (``int8`` for ``qint8``), as TF's sessions return.
+        self._array_np = np_type[0] if isinstance(np_type, np.dtype) and np_type.names else np_type
 
     @property
     def as_numpy_dtype(self):
         if self._np is None:
             raise TypeError(f"tf.{self.name} has no numpy dtype in dflow: {UNIMPLEMENTED_REASONS[self]}")
         return self._np
+
+    @property
+    def array_dtype(self):
+        """The numpy type of this type's values: ``as_numpy_dtype``, but the plain integer type of a
+        quantized one (``np.int8`` for ``qint8``)."""
+        if self._np is None:
+            raise TypeError(f"tf.{self.name} has no numpy dtype in dflow: {UNIMPLEMENTED_REASONS[self]}")
+        return self._array_np
 
     @property
     def as_datatype_enum(self) -> int:

@@ -87,7 +87,7 @@ def _to_numpy(values, dtype):
             return np.array(values, dtype=object), dtype
         arr = np.asarray(values)
         if dtype.is_quantized:
-            return arr.astype(dtype.as_numpy_dtype[0]), dtype
+            return arr.astype(dtype.array_dtype), dtype
         if arr.dtype.kind in "fc" and dtype.is_integer:
             raise TypeError(f"Expected {dtype.name}, but got {values!r} of type '{type(values).__name__}'.")
         return arr.astype(dtype.as_numpy_dtype), dtype
@@ -148,7 +148,7 @@ def make_ndarray(tensor) -> np.ndarray:
     if dtype is dtypes.string:
         values = np.array(list(tensor.string_val), dtype=object)
     elif tensor.tensor_content:
-        npd = dtype.as_numpy_dtype[0] if dtype.is_quantized else dtype.as_numpy_dtype
+        npd = dtype.array_dtype
         return np.frombuffer(tensor.tensor_content, dtype=np.dtype(npd).newbyteorder("<")).astype(npd).reshape(shape)
     elif dtype is dtypes.float16:
         values = np.array(list(tensor.half_val), dtype=np.uint16).view(np.float16)
@@ -156,7 +156,7 @@ def make_ndarray(tensor) -> np.ndarray:
         parts = np.array(list(getattr(tensor, _VAL_FIELDS[dtype])), dtype=dtype.real_dtype.as_numpy_dtype)
         values = parts[0::2] + 1j * parts[1::2]
     elif dtype.is_quantized:
-        values = np.array(list(tensor.int_val), dtype=dtype.as_numpy_dtype[0])
+        values = np.array(list(tensor.int_val), dtype=dtype.array_dtype)
     else:
         values = np.array(list(getattr(tensor, _VAL_FIELDS[dtype])), dtype=dtype.as_numpy_dtype)
     values = values.astype(object if dtype is dtypes.string else values.dtype)

@@ -270,7 +270,7 @@ def _bitcast_infer(op):
 
 def _bitcast_kernel(input, T, type):  # noqa: A002 - TF's names
     xp = array_module(input)
-    want = np.dtype(type.as_numpy_dtype[0] if type.is_quantized else type.as_numpy_dtype)  # quantized: plain ints
+    want = np.dtype(type.array_dtype)  # quantized: plain ints
     src, dst = input.dtype.itemsize, want.itemsize
     if src < dst and (input.ndim == 0 or input.shape[-1] * src != dst):
         raise invalid_argument(f"Cannot bitcast from {T.as_datatype_enum} to {type.as_datatype_enum}")

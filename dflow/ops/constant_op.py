@@ -83,7 +83,7 @@ def _quantized_array(value, arr: np.ndarray, target) -> np.ndarray:
     if not isinstance(value, (np.ndarray, np.generic)) and arr.size:
         first = arr.ravel()[0].item()
         raise TypeError(f"Expected {target.name}, but got {first!r} of type '{type(first).__name__}'.")
-    return arr.astype(target.as_numpy_dtype[0])
+    return arr.astype(target.array_dtype)
 
 
 # -- Const -----------------------------------------------------------------------

@@ -21,9 +21,7 @@ from dflow.ops.linear_operator import (
     LinearOperator,
     LinearOperatorDiag,
     LinearOperatorFullMatrix,
-    LinearOperatorIdentity,
     LinearOperatorLowerTriangular,
-    LinearOperatorScaledIdentity,
     _adjoint,
     _broadcast_batch_shape_tensors,
     _broadcast_batch_shapes,
@@ -43,6 +41,7 @@ from dflow.ops.linear_operator import (
     convert_nonref_to_tensor,
     matrix_solve_with_broadcast,
 )
+from dflow.ops.linear_operator_identity import LinearOperatorIdentity, LinearOperatorScaledIdentity
 
 __all__ = [
     "LinearOperatorLowRankUpdate", "LinearOperatorKronecker", "LinearOperatorBlockDiag", "LinearOperatorPermutation",

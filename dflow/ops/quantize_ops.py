@@ -97,7 +97,7 @@ def _limits(np_type) -> tuple[int, int]:
 
 def _base(dtype) -> np.dtype:
     """The plain integer numpy dtype a quantized tensor holds (``int8`` for ``qint8``)."""
-    return dtype.as_numpy_dtype[0]
+    return dtype.array_dtype
 
 
 # -- the shared helpers of quantization_utils.h (MIN_FIRST) ----------------------------

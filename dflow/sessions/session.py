@@ -250,7 +250,7 @@ class BaseSession:
                 t = self._feed_tensor(key)
             if t in feeds:
                 raise ValueError(f"Tensor {t.name} is fed twice in one feed_dict.")
-            if isinstance(value, session_ops.TensorHandle):  # TF's direct handle feed: the tensor it keeps
+            if type(value) is not np.ndarray and isinstance(value, session_ops.TensorHandle):  # TF's direct handle feed
                 feeds[t] = session_ops.fed_handle_value(self, t, value)
             else:
                 feeds[t] = _convert_feed_value(t, value)
@@ -378,11 +378,11 @@ def _convert_feed_value(t: Tensor, value):
         raise TypeError(f"The value of a feed cannot be a tf.Tensor object. Acceptable feed values include Python "
                         f"scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, the tensor "
                         f"object was {value} which was passed to the feed with key {t}.")
-    np_dtype = t._dtype._np
+    np_dtype = t._dtype._array_np
     if type(value) is np.ndarray and value.dtype == np_dtype:
-        arr = value.astype(np_dtype[0]) if value.dtype.names else value  # (a quantized type's structured stand-in)
+        arr = value
     elif t._dtype.is_quantized:  # quantized tensors hold plain integer arrays; values are cast (wrapping) as TF's feed
-        arr = np.asarray(value).astype(np_dtype[0])
+        arr = np.asarray(value).astype(np_dtype)
     elif t._dtype is dtypes.string:
         arr = to_numpy(value, dtypes.string)
     else:
@@ -408,7 +408,7 @@ def _fetch_value(v, t: Tensor):
     if isinstance(v, np.generic):
         return v
     v = to_host(v)
-    np_dtype = t._dtype._np[0] if t._dtype.is_quantized else t._dtype._np  # quantized: plain integers, as TF returns
+    np_dtype = t._dtype._array_np  # quantized: plain integers, as TF returns
     return np.asarray(v, dtype=np_dtype)[()] if np.ndim(v) == 0 else np.asarray(v, dtype=np_dtype)
 
 
