@@ -448,7 +448,7 @@ class Benchmark:
             import json
 
             from dflow.sessions.config import RunMetadata, RunOptions
-            from dflow.train.basic_session_run_hooks import chrome_trace
+            from dflow.train.timeline import chrome_trace
 
             run_metadata = RunMetadata()
             sess.run(op_or_tensor, feed_dict=feed_dict, options=RunOptions(trace_level=RunOptions.FULL_TRACE),

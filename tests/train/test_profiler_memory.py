@@ -30,7 +30,7 @@ from dflow.summary.proto import (
     TensorShapeProto,
     run_metadata_proto,
 )
-from dflow.train.basic_session_run_hooks import chrome_trace
+from dflow.train.timeline import chrome_trace
 
 FULL_TRACE = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
 DT_FLOAT, DT_INT32, DT_STRING, DT_INT64, DT_BOOL = 1, 3, 7, 9, 10
