@@ -292,7 +292,7 @@ class Function:
         """Runs the body in the calling graph, under its name scope, with TF's variable and
         side-effect rules; returns the outputs."""
         from dflow.ops.control_flow_ops import identity
-        from dflow.ops.variables import _variable_creator_scope
+        from dflow.ops.variable_creators import _variable_creator_scope
 
         graph = get_default_graph()
         effects = _SideEffects(graph)

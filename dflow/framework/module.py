@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from dflow._api import tf_export
 from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import get_default_graph, name_scope
+from dflow.ops import variable_creators
 from dflow.ops import variables as _variables
 
 _CAMEL_TO_SNAKE_R = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
@@ -302,5 +303,5 @@ def variable_creator_scope(variable_creator):
     >>> v.trainable
     False
     """
-    with _variables._variable_creator_scope(variable_creator, graph=get_default_graph()):
+    with variable_creators._variable_creator_scope(variable_creator, graph=get_default_graph()):
         yield

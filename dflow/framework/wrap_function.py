@@ -220,7 +220,7 @@ def wrap_function(fn, signature, name=None) -> WrappedFunction:
     tensor arguments; other entries are passed to ``fn`` as they are.
     Variables ``fn`` creates are made once, in the calling graph.
     """
-    from dflow.ops.variables import _variable_creator_scope
+    from dflow.ops.variable_creators import _variable_creator_scope
 
     if not isinstance(signature, (list, tuple)):
         raise TypeError(f"signature must be a list or tuple of TensorSpecs and Python values, got {signature!r}.")
