@@ -69,6 +69,9 @@ def _relu_in_place(block):
     np.maximum(block, block.dtype.type(0), out=block)  # the Relu kernel's arithmetic
 
 
+_relu_in_place.eltwise = "relu"  # kernels that can apply it themselves do (conv_ops: oneDNN's post-op)
+
+
 def _tanh_in_place(block):
     np.tanh(block, out=block)  # the Tanh kernel is np.tanh
 

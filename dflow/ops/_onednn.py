@@ -1,0 +1,469 @@
+"""Convolutions through oneDNN, the kernels TF 2.15's CPU build runs its convolutions on.
+
+dflow's own convolution (``conv_ops``: im2col and OpenBLAS products) runs a 5 x 5, 32 -> 64
+channel layer at about a third of oneDNN's speed: OpenBLAS is slow for products only 64
+columns wide, and im2col copies 25 times the input. oneDNN's direct kernels (``brgconv``,
+AVX-512 where the CPU has it) read the input in place. The library comes from Intel's
+``onednn-cpu-gomp`` wheel (one shared library, OpenMP threads from the system's libgomp) and
+is reached through its C API with ``ctypes``; where it is missing (not Linux x86-64, or
+``DFLOW_ONEDNN=0``), or a case is outside what it runs here, ``available()``/the entry points
+say so and the numpy kernels run.
+
+What runs here: float32, one group, 2-D and 3-D convolutions in channels-last or
+channels-first layout (TF's filters are always ``[*window, in, out]``), any strides,
+dilations and paddings: the forward pass (with the fused bias and ReLU of
+``dflow.sessions.fusion``), the input gradient and the filter gradient. Each distinct
+geometry's primitives are built once and cached; a call creates only its memory handles and
+its scratch buffer, so concurrent calls from several threads are safe (oneDNN's primitives
+are stateless once created; each thread has its own stream).
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.metadata
+import os
+import sys
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from dflow.ops import _blas
+
+# -- oneDNN 3.x's C API constants (dnnl_types.h; stable across 3.x) --------------------------
+_CPU = 1
+_F32 = 3
+_ANY = 1
+_TAGS = {(2, False): (22, 28), (2, True): (5, 28),  # (spatial rank, channels first): (data, filter)
+         (3, False): (33, 38), (3, True): (6, 38)}
+_TAG_X = 2
+_FORWARD_TRAINING = 64
+_DIRECT = 1
+_ELTWISE_RELU = 32
+_SCRATCHPAD_USER = 1
+ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS = 1, 17, 33, 41
+ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS = 129, 145, 161
+_ARG_SCRATCHPAD = 80
+_Q_WEIGHTS_MD, _Q_DIFF_WEIGHTS_MD, _Q_SCRATCHPAD_MD, _Q_IMPL = 131, 132, 136, 8
+_MAX_DIMS = 12
+
+_P = ctypes.c_void_p
+_Dims = ctypes.c_int64 * _MAX_DIMS
+
+
+class _Arg(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_int), ("memory", _P)]
+
+
+_lib = None
+_omp_set_num_threads = None
+_why_not = None  # why oneDNN is not used, once looked for
+_lock = threading.Lock()
+_engine = None
+_streams = threading.local()
+
+
+_OFF = ("0", "off", "false", "no")
+
+
+def _library_path():
+    """The path of ``libdnnl.so.3``: ``$DFLOW_ONEDNN`` if set to a path, else where the
+    ``onednn-cpu-gomp`` wheel put it, else the loader's search path."""
+    setting = os.environ.get("DFLOW_ONEDNN", "")
+    if setting:
+        return setting
+    for dist in ("onednn-cpu-gomp", "onednn"):
+        try:
+            files = importlib.metadata.distribution(dist).files or ()
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for f in files:
+            if f.name == "libdnnl.so.3":
+                return str(f.locate())
+    for prefix in (sys.prefix, sys.base_prefix):
+        path = os.path.join(prefix, "lib", "libdnnl.so.3")
+        if os.path.isfile(path):
+            return path
+    return "libdnnl.so.3"
+
+
+def _load():
+    global _lib, _why_not, _engine, _omp_set_num_threads
+    if _lib is not None or _why_not is not None:
+        return _lib
+    with _lock:
+        if _lib is not None or _why_not is not None:
+            return _lib
+        if os.environ.get("DFLOW_ONEDNN", "").lower() in _OFF:
+            _why_not = "DFLOW_ONEDNN turns it off"
+            return None
+        if not (sys.platform.startswith("linux") and np.dtype(np.intp).itemsize == 8):
+            _why_not = "oneDNN's wheel is used on 64-bit Linux only"
+            return None
+        # libgomp's threads otherwise spin after each convolution and hold a core that the
+        # step's next ops (on dflow's threads, or OpenBLAS's) need: the CNN of
+        # benchmarks/bench_models.py's first-layer filter gradient took 2.8 ms instead of 0.8.
+        # Read when libgomp loads; a user's own setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            lib = ctypes.CDLL(_library_path())
+        except OSError as e:
+            _why_not = f"libdnnl.so.3 was not loaded ({e}); install onednn-cpu-gomp"
+            return None
+        for name, restype, argtypes in _SIGNATURES:
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
+        try:  # the OpenMP runtime libdnnl runs on, loaded with it
+            omp = ctypes.CDLL("libgomp.so.1").omp_set_num_threads
+            omp.argtypes, omp.restype = [ctypes.c_int], None
+        except (OSError, AttributeError) as e:
+            _why_not = f"libgomp.so.1 not found beside libdnnl.so.3 ({e})"
+            return None
+        engine = _P()
+        if lib.dnnl_engine_create(ctypes.byref(engine), _CPU, 0) != 0:
+            _why_not = "oneDNN has no CPU engine"
+            return None
+        _engine, _omp_set_num_threads, _lib = engine, omp, lib
+        return lib
+
+
+_PP = ctypes.POINTER(_P)
+_SIGNATURES = [
+    ("dnnl_engine_create", ctypes.c_int, [_PP, ctypes.c_int, ctypes.c_size_t]),
+    ("dnnl_stream_create", ctypes.c_int, [_PP, _P, ctypes.c_uint]),
+    ("dnnl_stream_wait", ctypes.c_int, [_P]),
+    ("dnnl_memory_desc_create_with_tag", ctypes.c_int, [_PP, ctypes.c_int, _Dims, ctypes.c_int, ctypes.c_int]),
+    ("dnnl_memory_desc_destroy", ctypes.c_int, [_P]),
+    ("dnnl_memory_desc_get_size", ctypes.c_size_t, [_P]),
+    ("dnnl_memory_desc_equal", ctypes.c_int, [_P, _P]),
+    ("dnnl_memory_create", ctypes.c_int, [_PP, _P, _P, _P]),
+    ("dnnl_memory_destroy", ctypes.c_int, [_P]),
+    ("dnnl_primitive_attr_create", ctypes.c_int, [_PP]),
+    ("dnnl_primitive_attr_destroy", ctypes.c_int, [_P]),
+    ("dnnl_primitive_attr_set_scratchpad_mode", ctypes.c_int, [_P, ctypes.c_int]),
+    ("dnnl_primitive_attr_set_post_ops", ctypes.c_int, [_P, _P]),
+    ("dnnl_post_ops_create", ctypes.c_int, [_PP]),
+    ("dnnl_post_ops_destroy", ctypes.c_int, [_P]),
+    ("dnnl_post_ops_append_eltwise", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_float, ctypes.c_float]),
+    ("dnnl_convolution_forward_primitive_desc_create", ctypes.c_int,
+     [_PP, _P, ctypes.c_int, ctypes.c_int, _P, _P, _P, _P, _Dims, _Dims, _Dims, _Dims, _P]),
+    ("dnnl_convolution_backward_data_primitive_desc_create", ctypes.c_int,
+     [_PP, _P, ctypes.c_int, _P, _P, _P, _Dims, _Dims, _Dims, _Dims, _P, _P]),
+    ("dnnl_convolution_backward_weights_primitive_desc_create", ctypes.c_int,
+     [_PP, _P, ctypes.c_int, _P, _P, _P, _P, _Dims, _Dims, _Dims, _Dims, _P, _P]),
+    ("dnnl_reorder_primitive_desc_create", ctypes.c_int, [_PP, _P, _P, _P, _P, _P]),
+    ("dnnl_primitive_desc_query_md", _P, [_P, ctypes.c_int, ctypes.c_int]),
+    ("dnnl_primitive_desc_query", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, _P]),
+    ("dnnl_primitive_desc_destroy", ctypes.c_int, [_P]),
+    ("dnnl_primitive_create", ctypes.c_int, [_PP, _P]),
+    ("dnnl_primitive_destroy", ctypes.c_int, [_P]),
+    ("dnnl_primitive_execute", ctypes.c_int, [_P, _P, ctypes.c_int, _P]),
+]
+
+
+_enabled = threading.local()
+
+
+def available() -> bool:
+    """Whether oneDNN runs convolutions here (loading it on the first call)."""
+    return getattr(_enabled, "on", True) and _load() is not None
+
+
+@contextlib.contextmanager
+def disabled():
+    """Within it, this thread's convolutions run on dflow's numpy kernels (tests, benchmarks)."""
+    before = getattr(_enabled, "on", True)
+    _enabled.on = False
+    try:
+        yield
+    finally:
+        _enabled.on = before
+
+
+def why_not() -> str | None:
+    """Why oneDNN is not used (``None`` when it is)."""
+    _load()
+    return _why_not
+
+
+class OneDNNError(RuntimeError):
+    """A oneDNN call failed (status code and the call's name)."""
+
+
+def _check(status: int, what: str):
+    if status != 0:
+        raise OneDNNError(f"oneDNN {what} failed with status {status}")
+
+
+def _stream():
+    """This thread's stream, its OpenMP team sized as the BLAS pool (``_blas._threads``: the
+    session's ``intra_op_parallelism_threads``, a Dask worker's one thread, ...)."""
+    s = getattr(_streams, "stream", None)
+    if s is None:
+        s = _P()
+        _check(_lib.dnnl_stream_create(ctypes.byref(s), _engine, 1), "stream creation")
+        _streams.stream, _streams.threads = s, None
+    threads = _blas._threads()
+    if threads != _streams.threads:  # an OpenMP setting of the calling thread only
+        _omp_set_num_threads(threads)
+        _streams.threads = threads
+    return s
+
+
+def _md(dims, tag):
+    m = _P()
+    _check(_lib.dnnl_memory_desc_create_with_tag(ctypes.byref(m), len(dims), _Dims(*dims), _F32, tag),
+           "memory descriptor creation")
+    return m
+
+
+class _Primitive:
+    """A primitive and what a call needs besides its arrays: the descriptors of its
+    arguments (by oneDNN argument number), and the size of its scratch buffer."""
+
+    def __init__(self, pd, mds: dict, owned_mds=()):
+        self.pd = pd
+        self.prim = _P()
+        _check(_lib.dnnl_primitive_create(ctypes.byref(self.prim), pd), "primitive creation")
+        self.mds = mds
+        self._owned = list(owned_mds)
+        scratch = _lib.dnnl_primitive_desc_query_md(pd, _Q_SCRATCHPAD_MD, 0)
+        self.scratch_md = scratch
+        self.scratch_bytes = _lib.dnnl_memory_desc_get_size(scratch) if scratch else 0
+
+    def impl(self) -> str:
+        s = ctypes.c_char_p()
+        _check(_lib.dnnl_primitive_desc_query(self.pd, _Q_IMPL, 0, ctypes.cast(ctypes.pointer(s), _P)),
+               "implementation query")
+        return s.value.decode()
+
+    def run(self, arrays: dict):
+        """Execute with ``{argument: array}`` (each array laid out as its descriptor says)."""
+        mems = []
+        try:
+            items = list(arrays.items())
+            scratch = None
+            if self.scratch_bytes:
+                scratch = np.empty(self.scratch_bytes, np.uint8)
+                items.append((_ARG_SCRATCHPAD, scratch))
+            args = (_Arg * len(items))()
+            for i, (arg, a) in enumerate(items):
+                m = _P()
+                md = self.scratch_md if arg == _ARG_SCRATCHPAD else self.mds[arg]
+                _check(_lib.dnnl_memory_create(ctypes.byref(m), md, _engine, a.ctypes.data), "memory creation")
+                mems.append(m)
+                args[i].arg, args[i].memory = arg, m
+            stream = _stream()
+            _check(_lib.dnnl_primitive_execute(self.prim, stream, len(items), ctypes.cast(args, _P)), "execution")
+            _check(_lib.dnnl_stream_wait(stream), "stream wait")
+        finally:
+            for m in mems:
+                _lib.dnnl_memory_destroy(m)
+
+    def __del__(self):  # pragma: no cover - the cache keeps primitives for the process's life
+        lib = _lib
+        if lib is None:
+            return
+        lib.dnnl_primitive_destroy(self.prim)
+        lib.dnnl_primitive_desc_destroy(self.pd)
+        for m in self._owned:
+            lib.dnnl_memory_desc_destroy(m)
+
+
+def _reorder(src_md, dst_md) -> _Primitive:
+    pd = _P()
+    _check(_lib.dnnl_reorder_primitive_desc_create(ctypes.byref(pd), src_md, _engine, dst_md, _engine, None),
+           "reorder creation")
+    return _Primitive(pd, {ARG_SRC: src_md, ARG_DST: dst_md})
+
+
+def _attr(relu: bool):
+    attr = _P()
+    _check(_lib.dnnl_primitive_attr_create(ctypes.byref(attr)), "attribute creation")
+    _check(_lib.dnnl_primitive_attr_set_scratchpad_mode(attr, _SCRATCHPAD_USER), "scratchpad mode")
+    if relu:
+        post = _P()
+        _check(_lib.dnnl_post_ops_create(ctypes.byref(post)), "post-op creation")
+        _check(_lib.dnnl_post_ops_append_eltwise(post, _ELTWISE_RELU, 0.0, 0.0), "ReLU post-op")
+        _check(_lib.dnnl_primitive_attr_set_post_ops(attr, post), "post-ops")
+        _lib.dnnl_post_ops_destroy(post)
+    return attr
+
+
+class _Geometry:
+    """One convolution's shapes in oneDNN's terms: logical dims ``[n, c, *spatial]``,
+    filters ``[out, in, *window]``, and the window arithmetic (dilations count from 0)."""
+
+    def __init__(self, x_shape, w_shape, y_shape, strides, dilations, pads, channels_first):
+        rank = len(w_shape) - 2
+        self.tags = _TAGS[(rank, channels_first)]
+        self.src = [x_shape[0], x_shape[1], *x_shape[2:]] if channels_first else [x_shape[0], x_shape[-1],
+                                                                                   *x_shape[1:-1]]
+        self.dst = [y_shape[0], y_shape[1], *y_shape[2:]] if channels_first else [y_shape[0], y_shape[-1],
+                                                                                   *y_shape[1:-1]]
+        self.weights = [w_shape[-1], w_shape[-2], *w_shape[:-2]]
+        self.strides = _Dims(*strides)
+        self.dilations = _Dims(*(d - 1 for d in dilations))
+        self.pad_l = _Dims(*(b for b, _ in pads))
+        # oneDNN's right padding is what makes its output size exact (TF may pad less).
+        self.pad_r = _Dims(*((o - 1) * s + (k - 1) * d + 1 - i - b for o, s, k, d, i, (b, _) in zip(
+            self.dst[2:], strides, self.weights[2:], dilations, self.src[2:], pads)))
+
+    def descriptors(self):
+        data, filt = self.tags
+        return _md(self.src, data), _md(self.weights, filt), _md(self.weights, _ANY), _md(self.dst, data)
+
+
+class _Conv:
+    """A geometry's primitives for one kind of call, with the filter's reorders."""
+
+    def __init__(self, kind: str, g: _Geometry, bias: bool, relu: bool):
+        src, w_plain, w_any, dst = g.descriptors()
+        owned = [src, w_plain, w_any, dst]
+        attr = _attr(relu)
+        try:
+            fwd = _P()
+            bias_md = _md([g.dst[1]], _TAG_X) if bias else None
+            if bias_md is not None:
+                owned.append(bias_md)
+            _check(_lib.dnnl_convolution_forward_primitive_desc_create(
+                ctypes.byref(fwd), _engine, _FORWARD_TRAINING, _DIRECT, src, w_any, bias_md, dst, g.strides,
+                g.dilations, g.pad_l, g.pad_r, attr if kind == "forward" else None), "convolution descriptor")
+            if kind == "forward":
+                w_md = _lib.dnnl_primitive_desc_query_md(fwd, _Q_WEIGHTS_MD, 0)
+                mds = {ARG_SRC: src, ARG_WEIGHTS: w_md, ARG_DST: dst}
+                if bias_md is not None:
+                    mds[ARG_BIAS] = bias_md
+                self.main = _Primitive(fwd, mds, owned)
+            else:
+                pd = _P()
+                if kind == "backward_data":
+                    _check(_lib.dnnl_convolution_backward_data_primitive_desc_create(
+                        ctypes.byref(pd), _engine, _DIRECT, src, w_any, dst, g.strides, g.dilations, g.pad_l,
+                        g.pad_r, fwd, attr), "input gradient descriptor")
+                    w_md = _lib.dnnl_primitive_desc_query_md(pd, _Q_WEIGHTS_MD, 0)
+                    mds = {ARG_DIFF_DST: dst, ARG_WEIGHTS: w_md, ARG_DIFF_SRC: src}
+                else:
+                    _check(_lib.dnnl_convolution_backward_weights_primitive_desc_create(
+                        ctypes.byref(pd), _engine, _DIRECT, src, w_any, None, dst, g.strides, g.dilations,
+                        g.pad_l, g.pad_r, fwd, attr), "filter gradient descriptor")
+                    w_md = _lib.dnnl_primitive_desc_query_md(pd, _Q_DIFF_WEIGHTS_MD, 0)
+                    mds = {ARG_SRC: src, ARG_DIFF_DST: dst, ARG_DIFF_WEIGHTS: w_md}
+                self.main = _Primitive(pd, mds, owned)
+                self._hint = fwd  # the forward descriptor the gradient's refers to
+        finally:
+            _lib.dnnl_primitive_attr_destroy(attr)
+        self.w_elements = _lib.dnnl_memory_desc_get_size(w_md) // 4
+        self._hint = getattr(self, "_hint", None)
+        self.w_plain = _lib.dnnl_memory_desc_equal(w_md, w_plain) == 1
+        if not self.w_plain:
+            self.reorder = _reorder(w_plain, w_md) if kind != "backward_weights" else _reorder(w_md, w_plain)
+
+    def __del__(self):  # pragma: no cover - see _Primitive.__del__
+        if _lib is not None and getattr(self, "_hint", None) is not None:
+            _lib.dnnl_primitive_desc_destroy(self._hint)
+
+    def filter_in(self, w):
+        """The filter in the layout the primitive reads."""
+        if self.w_plain:
+            return w
+        out = np.empty(self.w_elements, np.float32)
+        self.reorder.run({ARG_SRC: w, ARG_DST: out})
+        return out
+
+
+_CACHE_SIZE = 64
+_cache: OrderedDict = OrderedDict()
+_UNSUPPORTED = object()
+
+
+def _primitives(kind, x_shape, w_shape, y_shape, strides, dilations, pads, channels_first, bias=False,
+                relu=False):
+    key = (kind, x_shape, w_shape, y_shape, tuple(strides), tuple(dilations), tuple(pads), channels_first, bias,
+           relu)
+    with _lock:
+        conv = _cache.get(key)
+        if conv is not None:
+            _cache.move_to_end(key)
+            return None if conv is _UNSUPPORTED else conv
+    try:
+        conv = _Conv(kind, _Geometry(x_shape, w_shape, y_shape, strides, dilations, pads, channels_first),
+                     bias, relu)
+    except OneDNNError:  # a geometry oneDNN has no kernel for: the numpy kernels run it
+        conv = _UNSUPPORTED
+    with _lock:
+        _cache[key] = conv
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return None if conv is _UNSUPPORTED else conv
+
+
+def _usable(*arrays) -> bool:
+    return all(type(a) is np.ndarray and a.dtype == np.float32 and a.size for a in arrays) and available()
+
+
+def _c(a):
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def conv_forward(x, w, y_shape, strides, dilations, pads, channels_first, bias=None, relu=False):
+    """``x`` convolved with ``w`` (``[*window, in, out]``), plus ``bias`` and ReLU if given, as a
+    new array of ``y_shape``; ``None`` where oneDNN does not run this case.
+
+    ``pads`` is ``[(before, after)]`` per spatial dimension; ``strides`` and ``dilations`` are
+    spatial only. ``x`` and the result are channels-first if ``channels_first``."""
+    if not _usable(x, w) or (bias is not None and not _usable(bias)):
+        return None
+    conv = _primitives("forward", x.shape, w.shape, tuple(y_shape), strides, dilations, pads, channels_first,
+                       bias is not None, relu)
+    if conv is None:
+        return None
+    y = np.empty(y_shape, np.float32)
+    args = {ARG_SRC: _c(x), ARG_WEIGHTS: conv.filter_in(_c(w)), ARG_DST: y}
+    if bias is not None:
+        args[ARG_BIAS] = _c(bias)
+    conv.main.run(args)
+    return y
+
+
+def conv_backward_data(w, dy, x_shape, strides, dilations, pads, channels_first):
+    """The gradient of a convolution's input (of ``x_shape``) from its output's, ``dy``; ``None``
+    where oneDNN does not run this case."""
+    if not _usable(w, dy):
+        return None
+    conv = _primitives("backward_data", tuple(x_shape), w.shape, dy.shape, strides, dilations, pads,
+                       channels_first)
+    if conv is None:
+        return None
+    dx = np.empty(x_shape, np.float32)
+    conv.main.run({ARG_DIFF_DST: _c(dy), ARG_WEIGHTS: conv.filter_in(_c(w)), ARG_DIFF_SRC: dx})
+    return dx
+
+
+def conv_backward_filter(x, dy, w_shape, strides, dilations, pads, channels_first):
+    """The gradient of a convolution's filter (of ``w_shape``) from its output's, ``dy``; ``None``
+    where oneDNN does not run this case."""
+    if not _usable(x, dy):
+        return None
+    conv = _primitives("backward_weights", x.shape, tuple(w_shape), dy.shape, strides, dilations, pads,
+                       channels_first)
+    if conv is None:
+        return None
+    dw = np.empty(w_shape, np.float32)
+    if conv.w_plain:
+        conv.main.run({ARG_SRC: _c(x), ARG_DIFF_DST: _c(dy), ARG_DIFF_WEIGHTS: dw})
+    else:
+        blocked = np.empty(conv.w_elements, np.float32)
+        conv.main.run({ARG_SRC: _c(x), ARG_DIFF_DST: _c(dy), ARG_DIFF_WEIGHTS: blocked})
+        conv.reorder.run({ARG_SRC: blocked, ARG_DST: dw})
+    return dw
+
+
+def implementation(kind, x_shape, w_shape, y_shape, strides, dilations, pads, channels_first) -> str | None:
+    """The name of the oneDNN kernel that runs a case (``brgconv:avx512_core``, ...), or ``None``."""
+    if not available():
+        return None
+    conv = _primitives(kind, tuple(x_shape), tuple(w_shape), tuple(y_shape), strides, dilations, pads,
+                       channels_first)
+    return None if conv is None else conv.main.impl()

@@ -1,0 +1,136 @@
+"""Convolutions through oneDNN (``dflow/ops/_onednn.py``) give what dflow's numpy kernels give.
+
+Every case runs the same graph twice, on oneDNN and on the numpy kernels (``_onednn.disabled``),
+and compares the forward pass and both gradients; the numpy kernels themselves are checked
+against TF's figures in ``test_conv_ops.py`` and ``test_conv_variants.py``. Skipped where
+oneDNN is not installed (not Linux x86-64).
+"""
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import dflow as tf
+from dflow.ops import _onednn
+
+pytestmark = pytest.mark.skipif(not _onednn.available(), reason=f"oneDNN not used: {_onednn.why_not()}")
+
+
+# (name, input shape, filter shape, strides, padding, dilations, data_format)
+CASES = [
+    ("same_5x5", (4, 14, 14, 8), (5, 5, 8, 16), 1, "SAME", 1, "NHWC"),
+    ("valid_3x3", (3, 9, 11, 5), (3, 3, 5, 7), 1, "VALID", 1, "NHWC"),
+    ("one_channel", (4, 28, 28, 1), (5, 5, 1, 32), 1, "SAME", 1, "NHWC"),
+    ("stride_2_same_odd", (2, 13, 10, 3), (3, 3, 3, 4), 2, "SAME", 1, "NHWC"),
+    # VALID with rows left over after the last window (oneDNN's right padding is negative)
+    ("stride_3_valid_leftover", (2, 14, 15, 3), (4, 2, 3, 6), [1, 3, 2, 1], "VALID", 1, "NHWC"),
+    ("dilated", (2, 15, 12, 4), (3, 3, 4, 5), 1, "SAME", [1, 2, 3, 1], "NHWC"),
+    ("explicit", (2, 7, 8, 3), (3, 2, 3, 4), [1, 2, 1, 1], [[0, 0], [1, 2], [0, 3], [0, 0]], 1, "NHWC"),
+    ("kernel_as_input", (2, 5, 5, 3), (5, 5, 3, 2), 1, "VALID", 1, "NHWC"),
+    ("nchw", (3, 6, 10, 9), (3, 3, 6, 4), [1, 1, 2, 1], "SAME", 1, "NCHW"),
+    ("conv3d", (2, 5, 6, 7, 3), (2, 3, 3, 3, 4), [1, 1, 2, 1, 1], "SAME", 1, "NDHWC"),
+    ("conv3d_ncdhw", (2, 3, 5, 6, 4), (3, 2, 2, 3, 2), 1, "VALID", 1, "NCDHW"),
+]
+
+
+def _graph(case, fused=False):
+    _, x_shape, w_shape, strides, padding, dilations, data_format = case
+    rng = np.random.default_rng(len(x_shape) * 7 + w_shape[0])
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(rng.standard_normal(x_shape).astype(np.float32))
+        w = tf.constant(rng.standard_normal(w_shape).astype(np.float32))
+        conv = tf.nn.conv2d if len(x_shape) == 4 else tf.nn.conv3d
+        if len(x_shape) == 5 and not isinstance(strides, list):
+            strides = [1] * 5
+        kwargs = {} if dilations == 1 else {"dilations": dilations}
+        if isinstance(strides, int):
+            strides = [1, strides, strides, 1] if data_format == "NHWC" else [1, 1, strides, strides]
+        y = conv(x, w, strides, padding, data_format=data_format, **kwargs)
+        if fused:
+            b = tf.constant(rng.standard_normal(w_shape[-1]).astype(np.float32))
+            y = tf.nn.relu(tf.nn.bias_add(y, b, data_format=data_format))
+        target = tf.reduce_sum(y * tf.constant(rng.standard_normal(y.shape.as_list()).astype(np.float32)))
+        fetches = [y, *tf.gradients(target, [x, w])]
+    return g, fetches
+
+
+def _run(case, numpy_kernels=False, fused=False):
+    g, fetches = _graph(case, fused)
+    with tf.Session(graph=g) as sess:
+        if numpy_kernels:
+            with _onednn.disabled():
+                return sess.run(fetches)
+        return sess.run(fetches)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_matches_the_numpy_kernels(case):
+    want = _run(case, numpy_kernels=True)
+    got = _run(case)
+    ran = {key[0] for key, conv in _onednn._cache.items() if key[1] == case[1] and conv is not _onednn._UNSUPPORTED}
+    assert ran == {"forward", "backward_data", "backward_weights"}  # oneDNN ran all three
+    for name, a, b in zip(("output", "input gradient", "filter gradient"), got, want):
+        assert a.shape == b.shape and a.dtype == b.dtype == np.float32, name
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5 * np.abs(b).max(), err_msg=name)
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[8]], ids=["nhwc", "nchw"])
+def test_fused_bias_and_relu(case):
+    got, want = _run(case, fused=True), _run(case, numpy_kernels=True, fused=True)
+    assert (got[0] >= 0).all() and (got[0] == 0).any()
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5 * np.abs(b).max())
+
+
+def test_repeatable_and_safe_from_several_threads():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((8, 12, 12, 16)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 16, 24)).astype(np.float32)
+    dy = rng.standard_normal((8, 12, 12, 24)).astype(np.float32)
+    geometry = ((1, 1), (1, 1), [(1, 1), (1, 1)], False)
+    want = (_onednn.conv_forward(x, w, dy.shape, *geometry), _onednn.conv_backward_data(w, dy, x.shape, *geometry),
+            _onednn.conv_backward_filter(x, dy, w.shape, *geometry))
+    failures = []
+
+    def work():
+        for _ in range(10):
+            got = (_onednn.conv_forward(x, w, dy.shape, *geometry),
+                   _onednn.conv_backward_data(w, dy, x.shape, *geometry),
+                   _onednn.conv_backward_filter(x, dy, w.shape, *geometry))
+            failures.extend(i for i, (a, b) in enumerate(zip(got, want)) if not np.array_equal(a, b))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_what_it_does_not_run_falls_back():
+    x64 = np.ones((1, 4, 4, 2))
+    assert _onednn.conv_forward(x64, np.ones((2, 2, 2, 3)), (1, 3, 3, 3), (1, 1), (1, 1), [(0, 0)] * 2,
+                                False) is None
+    with _onednn.disabled():
+        assert not _onednn.available()
+        x = np.ones((1, 4, 4, 2), np.float32)
+        assert _onednn.conv_forward(x, np.ones((2, 2, 2, 3), np.float32), (1, 3, 3, 3), (1, 1), (1, 1),
+                                    [(0, 0)] * 2, False) is None
+    assert _onednn.available()
+    assert _onednn.implementation("forward", (64, 14, 14, 32), (5, 5, 32, 64), (64, 14, 14, 64), (1, 1), (1, 1),
+                                  [(2, 2), (2, 2)], False)
+
+
+@pytest.mark.parametrize("setting, why", [("0", "DFLOW_ONEDNN turns it off"),
+                                          ("/nonexistent/libdnnl.so.3", "was not loaded")])
+def test_switched_off_or_missing_runs_the_numpy_kernels(setting, why):
+    code = ("import numpy as np, dflow as tf; from dflow.ops import _onednn\n"
+            "x = tf.constant(np.ones((1, 5, 5, 2), np.float32)); w = tf.constant(np.ones((3, 3, 2, 1), np.float32))\n"
+            "print(tf.Session().run(tf.nn.conv2d(x, w, 1, 'SAME'))[0, :, :, 0].sum(), _onednn.why_not())")
+    env = dict(os.environ, DFLOW_ONEDNN=setting)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.startswith("338.0 ") and why in out
