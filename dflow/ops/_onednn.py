@@ -39,13 +39,16 @@ _TAGS = {(2, False): (22, 28), (2, True): (5, 28),  # (spatial rank, channels fi
          (3, False): (33, 38), (3, True): (6, 38)}
 _TAG_X = 2
 _FORWARD_TRAINING = 64
+_FORWARD_INFERENCE = 96
+_POOL_MAX, _POOL_AVG = 511, 1023  # the average excludes padding, as TF's AvgPool
 _DIRECT = 1
 _ELTWISE_RELU = 32
 _SCRATCHPAD_USER = 1
 ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS = 1, 17, 33, 41
 ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS = 129, 145, 161
+ARG_WORKSPACE = 64
 _ARG_SCRATCHPAD = 80
-_Q_WEIGHTS_MD, _Q_DIFF_WEIGHTS_MD, _Q_SCRATCHPAD_MD, _Q_IMPL = 131, 132, 136, 8
+_Q_WEIGHTS_MD, _Q_DIFF_WEIGHTS_MD, _Q_WORKSPACE_MD, _Q_SCRATCHPAD_MD, _Q_IMPL = 131, 132, 135, 136, 8
 _MAX_DIMS = 12
 
 _P = ctypes.c_void_p
@@ -152,6 +155,10 @@ _SIGNATURES = [
      [_PP, _P, ctypes.c_int, _P, _P, _P, _Dims, _Dims, _Dims, _Dims, _P, _P]),
     ("dnnl_convolution_backward_weights_primitive_desc_create", ctypes.c_int,
      [_PP, _P, ctypes.c_int, _P, _P, _P, _P, _Dims, _Dims, _Dims, _Dims, _P, _P]),
+    ("dnnl_pooling_forward_primitive_desc_create", ctypes.c_int,
+     [_PP, _P, ctypes.c_int, ctypes.c_int, _P, _P, _Dims, _Dims, _Dims, _Dims, _Dims, _P]),
+    ("dnnl_pooling_backward_primitive_desc_create", ctypes.c_int,
+     [_PP, _P, ctypes.c_int, _P, _P, _Dims, _Dims, _Dims, _Dims, _Dims, _P, _P]),
     ("dnnl_reorder_primitive_desc_create", ctypes.c_int, [_PP, _P, _P, _P, _P, _P]),
     ("dnnl_primitive_desc_query_md", _P, [_P, ctypes.c_int, ctypes.c_int]),
     ("dnnl_primitive_desc_query", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, _P]),
@@ -378,25 +385,31 @@ _cache: OrderedDict = OrderedDict()
 _UNSUPPORTED = object()
 
 
+def _cached(key, build):
+    """The primitives of ``key`` (``build()`` on the first call), or None where oneDNN has no
+    kernel for the case (the numpy kernels run it)."""
+    with _lock:
+        found = _cache.get(key)
+        if found is not None:
+            _cache.move_to_end(key)
+            return None if found is _UNSUPPORTED else found
+    try:
+        found = build()
+    except OneDNNError:
+        found = _UNSUPPORTED
+    with _lock:
+        _cache[key] = found
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return None if found is _UNSUPPORTED else found
+
+
 def _primitives(kind, x_shape, w_shape, y_shape, strides, dilations, pads, channels_first, bias=False,
                 relu=False):
     key = (kind, x_shape, w_shape, y_shape, tuple(strides), tuple(dilations), tuple(pads), channels_first, bias,
            relu)
-    with _lock:
-        conv = _cache.get(key)
-        if conv is not None:
-            _cache.move_to_end(key)
-            return None if conv is _UNSUPPORTED else conv
-    try:
-        conv = _Conv(kind, _Geometry(x_shape, w_shape, y_shape, strides, dilations, pads, channels_first),
-                     bias, relu)
-    except OneDNNError:  # a geometry oneDNN has no kernel for: the numpy kernels run it
-        conv = _UNSUPPORTED
-    with _lock:
-        _cache[key] = conv
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return None if conv is _UNSUPPORTED else conv
+    return _cached(key, lambda: _Conv(kind, _Geometry(x_shape, w_shape, y_shape, strides, dilations, pads,
+                                                      channels_first), bias, relu))
 
 
 def _usable(*arrays) -> bool:
@@ -467,3 +480,85 @@ def implementation(kind, x_shape, w_shape, y_shape, strides, dilations, pads, ch
     conv = _primitives(kind, tuple(x_shape), tuple(w_shape), tuple(y_shape), strides, dilations, pads,
                        channels_first)
     return None if conv is None else conv.main.impl()
+
+
+# -- pooling ------------------------------------------------------------------------------------
+
+
+class _Pool:
+    """A pooling geometry's primitives: the forward pass, or the gradient (for the maximum, with
+    the forward pass that records each window's first maximum in oneDNN's workspace)."""
+
+    def __init__(self, backward: bool, x_shape, y_shape, ksize, strides, pads, channels_first, average):
+        rank = len(x_shape) - 2
+        tag = _TAGS[(rank, channels_first)][0]
+        g = _Geometry(x_shape, (*ksize, x_shape[1 if channels_first else -1], 1), y_shape, strides,
+                      (1,) * rank, pads, channels_first)
+        g.dst[1] = g.src[1]  # pooling keeps the channels
+        src, dst = _md(g.src, tag), _md(g.dst, tag)
+        owned = [src, dst]
+        alg = _POOL_AVG if average else _POOL_MAX
+        kernel, no_dilation = _Dims(*ksize), _Dims(*([0] * rank))
+        attr = _attr(relu=False)
+        try:
+            fwd = _P()
+            _check(_lib.dnnl_pooling_forward_primitive_desc_create(
+                ctypes.byref(fwd), _engine, _FORWARD_TRAINING if backward else _FORWARD_INFERENCE, alg, src, dst,
+                g.strides, kernel, no_dilation, g.pad_l, g.pad_r, attr), "pooling descriptor")
+            if not backward:
+                self.main = _Primitive(fwd, {ARG_SRC: src, ARG_DST: dst}, owned)
+                return
+            ws = _lib.dnnl_primitive_desc_query_md(fwd, _Q_WORKSPACE_MD, 0)
+            self.ws_bytes = _lib.dnnl_memory_desc_get_size(ws) if ws else 0
+            bwd = _P()
+            _check(_lib.dnnl_pooling_backward_primitive_desc_create(
+                ctypes.byref(bwd), _engine, alg, src, dst, g.strides, kernel, no_dilation, g.pad_l, g.pad_r, fwd,
+                attr), "pooling gradient descriptor")
+            mds = {ARG_DIFF_DST: dst, ARG_DIFF_SRC: src}
+            if self.ws_bytes:
+                mds[ARG_WORKSPACE] = ws
+                self.fwd = _Primitive(fwd, {ARG_SRC: src, ARG_DST: dst, ARG_WORKSPACE: ws})
+            else:
+                _lib.dnnl_primitive_desc_destroy(fwd)
+            self.main = _Primitive(bwd, mds, owned)
+        finally:
+            _lib.dnnl_primitive_attr_destroy(attr)
+
+
+def _pool_primitives(backward, x_shape, y_shape, ksize, strides, pads, channels_first, average):
+    key = ("pool_backward" if backward else "pool", tuple(x_shape), tuple(y_shape), tuple(ksize), tuple(strides),
+           tuple(pads), channels_first, average)
+    return _cached(key, lambda: _Pool(backward, tuple(x_shape), tuple(y_shape), ksize, strides, pads,
+                                      channels_first, average))
+
+
+def pool_forward(x, y_shape, ksize, strides, pads, channels_first, average):
+    """The max or average (over the window's unpadded elements) pool of ``x`` as a new array of
+    ``y_shape``; ``None`` where oneDNN does not run this case. ``ksize``, ``strides`` and
+    ``pads`` (``[(before, after)]``) are spatial only."""
+    if not _usable(x) or 0 in y_shape:
+        return None
+    pool = _pool_primitives(False, x.shape, y_shape, ksize, strides, pads, channels_first, average)
+    if pool is None:
+        return None
+    y = np.empty(y_shape, np.float32)
+    pool.main.run({ARG_SRC: _c(x), ARG_DST: y})
+    return y
+
+
+def pool_backward(x, dy, ksize, strides, pads, channels_first, average):
+    """The gradient of a pool's input from its output's, ``dy``: each window's gradient to its
+    first maximum (scan order) in ``x``, or spread over its unpadded elements (``x`` is then
+    only its shape); ``None`` where oneDNN does not run this case."""
+    x_shape = x if average else x.shape
+    if not (_usable(dy) if average else _usable(x, dy)):
+        return None
+    pool = _pool_primitives(True, x_shape, dy.shape, ksize, strides, pads, channels_first, average)
+    if pool is None:
+        return None
+    args = {ARG_DIFF_DST: _c(dy), ARG_DIFF_SRC: np.empty(x_shape, np.float32)}
+    if pool.ws_bytes:
+        args[ARG_WORKSPACE] = np.empty(pool.ws_bytes, np.uint8)
+        pool.fwd.run({ARG_SRC: _c(x), ARG_DST: np.empty(dy.shape, np.float32), ARG_WORKSPACE: args[ARG_WORKSPACE]})
+    pool.main.run(args)
+    return args[ARG_DIFF_SRC]

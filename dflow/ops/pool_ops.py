@@ -9,6 +9,9 @@ padding is TF's; ``AvgPool`` divides by the number of valid (unpadded)
 elements in each window. ``MaxPool``'s gradient goes to one element per
 window, the first maximum in scan order (rows, then columns), as TF's kernels
 pick it; overlapping windows that pick the same element add up there.
+
+Float32 pools over spatial windows run on oneDNN where it is installed (``_onednn``, as TF's
+CPU build does), with the same results; the kernels here run everything else.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dflow._api import tf_export
 from dflow.framework import errors
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops import _blas, array_ops
+from dflow.ops import _blas, _onednn, array_ops
 from dflow.ops._common import array_module
 from dflow.ops._nn_util import FLOATS, REALS, check_dtype, with_rank
 from dflow.ops.constant_op import convert_to_tensor
@@ -30,6 +33,7 @@ from dflow.ops.conv_ops import (
     _check_padding,
     _from_nhwc,
     _to_nhwc,
+    channels_first,
     from_channels_last,
     get_sequence,
     to_channels_last,
@@ -95,6 +99,26 @@ def _check_grad_shape(grad, dims, geometry):
                         f"{list(want)}")
 
 
+def _onednn_args(dims, ks, ss, geometry, data_format):
+    """``_onednn``'s pooling arguments after the array (``None`` for a pool across channels)."""
+    if ks[-1] != 1 or ss[-1] != 1:
+        return None
+    spatial = geometry[:-1]
+    return (ks[1:-1], ss[1:-1], [(before, after) for _, before, after in spatial], channels_first(data_format))
+
+
+def _on_onednn(x, ksize, strides, padding, data_format, average: bool):
+    """The pool on oneDNN (float32 numpy arrays), or None."""
+    if type(x) is not np.ndarray or x.dtype != np.float32:
+        return None
+    dims, ks, ss, geometry = _pool_geometry(x.shape, ksize, strides, padding, data_format)
+    args = _onednn_args(dims, ks, ss, geometry, data_format)
+    if args is None:
+        return None
+    y_shape = _from_nhwc((dims[0], *(out for out, _, _ in geometry)), data_format)
+    return _onednn.pool_forward(x, y_shape, *args, average=average)
+
+
 # -- MaxPool / AvgPool ---------------------------------------------------------------------------
 
 
@@ -157,6 +181,9 @@ def _by_batch(kernel, x, *others):
 
 
 def _max_pool(x, ksize, strides, padding, data_format):
+    y = _on_onednn(x, ksize, strides, padding, data_format, average=False)
+    if y is not None:
+        return y
     return _by_batch(lambda xs: _pool(xs, ksize, strides, padding, data_format, average=False), x)
 
 
@@ -202,6 +229,9 @@ def _in_batch_shares(share, a, passes: int = 1) -> None:
 
 
 def _avg_pool(x, ksize, strides, padding, data_format):
+    y = _on_onednn(x, ksize, strides, padding, data_format, average=True)
+    if y is not None:
+        return y
     return _by_batch(lambda xs: _pool(xs, ksize, strides, padding, data_format, average=True), x)
 
 
@@ -268,6 +298,11 @@ def _max_pool_grad(x, y, grad, ksize, strides, padding, data_format):
     _check_grad_shape(_as_nhwc(grad, data_format), dims, geometry)  # on the whole batch, before it is split
     if np.shape(y)[:1] != np.shape(x)[:1]:
         return _max_pool_grad_of(x, y, grad, ksize, strides, padding, data_format)
+    args = _onednn_args(dims, ks, ss, geometry, data_format)
+    if args is not None and type(x) is np.ndarray and x.dtype == np.float32:
+        dx = _onednn.pool_backward(x, grad, *args, average=False)  # TF's: the first maximum of x's windows
+        if dx is not None:
+            return dx
     if _tiles(x, dims, ks, ss, geometry) and type(y) is np.ndarray and type(grad) is np.ndarray:
         return _max_pool_grad_tiles(x, y, grad, dims, ks, geometry, data_format)
     return _by_batch(lambda *a: _max_pool_grad_of(*a, ksize, strides, padding, data_format), x, y, grad)
@@ -374,6 +409,11 @@ def _avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format)
     dims, ks, ss, geometry = _pool_geometry(shape, ksize, strides, padding, data_format)
     g = _as_nhwc(grad, data_format)
     _check_grad_shape(g, dims, geometry)
+    args = _onednn_args(dims, ks, ss, geometry, data_format)
+    if args is not None and type(grad) is np.ndarray and grad.dtype == np.float32:
+        dx = _onednn.pool_backward(tuple(shape), grad, *args, average=True)
+        if dx is not None:
+            return dx
     compute = _compute_dtype(grad.dtype)
     padded_shape = _padded_shape(dims, geometry)
     dx = xp.zeros(padded_shape, dtype=compute)

@@ -71,8 +71,10 @@ def _run(case, numpy_kernels=False, fused=False):
 def test_matches_the_numpy_kernels(case):
     want = _run(case, numpy_kernels=True)
     got = _run(case)
-    ran = {key[0] for key, conv in _onednn._cache.items() if key[1] == case[1] and conv is not _onednn._UNSUPPORTED}
-    assert ran == {"forward", "backward_data", "backward_weights"}  # oneDNN ran all three
+    kinds = {"forward", "backward_data", "backward_weights"}
+    ran = {key[0] for key, conv in _onednn._cache.items()
+           if key[0] in kinds and key[1] == case[1] and conv is not _onednn._UNSUPPORTED}
+    assert ran == kinds  # oneDNN ran all three
     for name, a, b in zip(("output", "input gradient", "filter gradient"), got, want):
         assert a.shape == b.shape and a.dtype == b.dtype == np.float32, name
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5 * np.abs(b).max(), err_msg=name)
@@ -134,3 +136,53 @@ def test_switched_off_or_missing_runs_the_numpy_kernels(setting, why):
     env = dict(os.environ, DFLOW_ONEDNN=setting)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.startswith("338.0 ") and why in out
+
+
+# (name, input shape, window, strides, padding, data_format)
+POOLS = [
+    ("tiles_2x2", (4, 28, 28, 8), 2, 2, "VALID", "NHWC"),
+    ("same_3x3_stride_2", (3, 11, 10, 5), 3, 2, "SAME", "NHWC"),
+    ("valid_leftover", (2, 9, 8, 3), [1, 3, 2, 1], [1, 2, 3, 1], "VALID", "NHWC"),
+    ("overlapping", (2, 7, 7, 4), 3, 1, "SAME", "NHWC"),
+    ("nchw", (2, 6, 9, 8), [1, 1, 3, 3], [1, 1, 2, 2], "SAME", "NCHW"),
+    ("pool3d", (2, 5, 6, 7, 3), [1, 2, 3, 2, 1], [1, 2, 2, 1, 1], "SAME", "NDHWC"),
+]
+
+
+def _pool_run(case, average, numpy_kernels=False):
+    _, shape, window, strides, padding, data_format = case
+    rng = np.random.default_rng(3)
+    x_value = rng.standard_normal(shape).astype(np.float32)
+    x_value.reshape(-1)[::7] = 0.5  # ties: each window's first maximum takes its gradient
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(x_value)
+        pool = (tf.nn.avg_pool if average else tf.nn.max_pool) if len(shape) == 4 else (
+            tf.nn.avg_pool3d if average else tf.nn.max_pool3d)
+        y = pool(x, window, strides, padding, data_format=data_format)
+        dx, = tf.gradients(tf.reduce_sum(y * tf.constant(rng.standard_normal(y.shape.as_list()).astype(np.float32))),
+                           [x])
+        with tf.Session() as sess:
+            if numpy_kernels:
+                with _onednn.disabled():
+                    return sess.run([y, dx])
+            return sess.run([y, dx])
+
+
+@pytest.mark.parametrize("average", [False, True], ids=["max", "avg"])
+@pytest.mark.parametrize("case", POOLS, ids=[c[0] for c in POOLS])
+def test_pooling_matches_the_numpy_kernels(case, average):
+    want = _pool_run(case, average, numpy_kernels=True)
+    got = _pool_run(case, average)
+    ran = {key[0] for key, p in _onednn._cache.items()
+           if key[0].startswith("pool") and key[1] == case[1] and p is not _onednn._UNSUPPORTED}
+    assert ran == {"pool", "pool_backward"}
+    (y, dx), (y_want, dx_want) = got, want
+    assert y.dtype == dx.dtype == np.float32 and y.shape == y_want.shape and dx.shape == dx_want.shape
+    if average:
+        np.testing.assert_allclose(y, y_want, rtol=1e-6, atol=1e-6)
+    else:  # the maxima, and the elements their gradients go to, are exact
+        np.testing.assert_array_equal(y, y_want)
+        np.testing.assert_array_equal(dx != 0, dx_want != 0)
+    # an element in several windows sums their gradients in another order
+    np.testing.assert_allclose(dx, dx_want, rtol=1e-6, atol=1e-6)
