@@ -38,6 +38,7 @@ _ANY = 1
 _TAGS = {(2, False): (22, 28), (2, True): (5, 28),  # (spatial rank, channels first): (data, filter)
          (3, False): (33, 38), (3, True): (6, 38)}
 _TAG_X = 2
+_TAG_AB, _TAG_BA = 3, 14  # a matrix row-major, and column-major (a transposed view)
 _FORWARD_TRAINING = 64
 _FORWARD_INFERENCE = 96
 _POOL_MAX, _POOL_AVG = 511, 1023  # the average excludes padding, as TF's AvgPool
@@ -159,6 +160,7 @@ _SIGNATURES = [
      [_PP, _P, ctypes.c_int, ctypes.c_int, _P, _P, _Dims, _Dims, _Dims, _Dims, _Dims, _P]),
     ("dnnl_pooling_backward_primitive_desc_create", ctypes.c_int,
      [_PP, _P, ctypes.c_int, _P, _P, _Dims, _Dims, _Dims, _Dims, _Dims, _P, _P]),
+    ("dnnl_matmul_primitive_desc_create", ctypes.c_int, [_PP, _P, _P, _P, _P, _P, _P]),
     ("dnnl_reorder_primitive_desc_create", ctypes.c_int, [_PP, _P, _P, _P, _P, _P]),
     ("dnnl_primitive_desc_query_md", _P, [_P, ctypes.c_int, ctypes.c_int]),
     ("dnnl_primitive_desc_query", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, _P]),
@@ -211,11 +213,19 @@ def _stream():
         s = _P()
         _check(_lib.dnnl_stream_create(ctypes.byref(s), _engine, 1), "stream creation")
         _streams.stream, _streams.threads = s, None
-    threads = _blas._threads()
+    threads = 1 if getattr(_streams, "alone", False) else _blas._threads()
     if threads != _streams.threads:  # an OpenMP setting of the calling thread only
         _omp_set_num_threads(threads)
         _streams.threads = threads
     return s
+
+
+def one_thread_here() -> None:
+    """The calling thread's oneDNN calls run on it alone, with no OpenMP team: for a thread
+    that runs beside others (``dflow.sessions.overlap``'s, beside a loop that holds a core),
+    where a team's static shares would wait for a busy core (the LSTM LM's softmax-layer
+    products beside its loop: 5 % slower with a team of two)."""
+    _streams.alone = True
 
 
 def _md(dims, tag):
@@ -562,3 +572,54 @@ def pool_backward(x, dy, ksize, strides, pads, channels_first, average):
         pool.fwd.run({ARG_SRC: _c(x), ARG_DST: np.empty(dy.shape, np.float32), ARG_WORKSPACE: args[ARG_WORKSPACE]})
     pool.main.run(args)
     return args[ARG_DIFF_SRC]
+
+
+# -- matrix products ------------------------------------------------------------------------------
+
+
+class _MatMul:
+    def __init__(self, m, k, n, a_tag, b_tag, bias, relu):
+        a, b, c = _md([m, k], a_tag), _md([k, n], b_tag), _md([m, n], _TAG_AB)
+        owned = [a, b, c]
+        bias_md = _md([1, n], _TAG_AB) if bias else None
+        if bias_md is not None:
+            owned.append(bias_md)
+        attr = _attr(relu)
+        try:
+            pd = _P()
+            _check(_lib.dnnl_matmul_primitive_desc_create(ctypes.byref(pd), _engine, a, b, bias_md, c, attr),
+                   "matmul descriptor")
+        finally:
+            _lib.dnnl_primitive_attr_destroy(attr)
+        mds = {ARG_SRC: a, ARG_WEIGHTS: b, ARG_DST: c}
+        if bias_md is not None:
+            mds[ARG_BIAS] = bias_md
+        self.main = _Primitive(pd, mds, owned)
+
+
+def _matrix(a):
+    """``(array, tag)``: ``a`` as oneDNN reads it, in place when row- or column-major."""
+    if a.flags.c_contiguous:
+        return a, _TAG_AB
+    if a.flags.f_contiguous:
+        return a, _TAG_BA
+    return np.ascontiguousarray(a), _TAG_AB
+
+
+def matmul(a, b, bias=None, relu=False):
+    """``a @ b`` of two float32 matrices (either may be a transposed view), plus ``bias`` (a row)
+    and ReLU if given, as a new array; ``None`` where oneDNN does not run this case."""
+    if not _usable(a, b) or (bias is not None and not _usable(bias)):
+        return None
+    (a, a_tag), (b, b_tag) = _matrix(a), _matrix(b)
+    (m, k), n = a.shape, b.shape[1]
+    product = _cached(("matmul", m, k, n, a_tag, b_tag, bias is not None, relu),
+                      lambda: _MatMul(m, k, n, a_tag, b_tag, bias is not None, relu))
+    if product is None:
+        return None
+    out = np.empty((m, n), np.float32)
+    args = {ARG_SRC: a, ARG_WEIGHTS: b, ARG_DST: out}
+    if bias is not None:
+        args[ARG_BIAS] = _c(bias)
+    product.main.run(args)
+    return out

@@ -47,7 +47,10 @@ def background():
         if _executor is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            _executor = ThreadPoolExecutor(1, thread_name_prefix="dflow-overlap")
+            from dflow.ops import _onednn
+
+            _executor = ThreadPoolExecutor(1, thread_name_prefix="dflow-overlap",
+                                           initializer=_onednn.one_thread_here)
         return _executor
 
 

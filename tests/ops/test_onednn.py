@@ -186,3 +186,46 @@ def test_pooling_matches_the_numpy_kernels(case, average):
         np.testing.assert_array_equal(dx != 0, dx_want != 0)
     # an element in several windows sums their gradients in another order
     np.testing.assert_allclose(dx, dx_want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("transpose_a, transpose_b", [(False, False), (True, False), (False, True), (True, True)])
+def test_large_products_match_numpy(transpose_a, transpose_b):
+    rng = np.random.default_rng(5)
+    m, k, n = 128, 1100, 1000  # 141 M multiply-adds: over _blas.BLOCKED_PRODUCT, so oneDNN's
+    a = rng.standard_normal((k, m) if transpose_a else (m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k) if transpose_b else (k, n)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    g = tf.Graph()
+    with g.as_default():
+        product = tf.matmul(tf.constant(a), tf.constant(b), transpose_a=transpose_a, transpose_b=transpose_b)
+        fused = tf.nn.relu(tf.nn.bias_add(product, tf.constant(bias)))
+        with tf.Session() as sess:
+            got = sess.run([product, fused])
+    want = (a.T if transpose_a else a) @ (b.T if transpose_b else b)
+    assert any(key[:4] == ("matmul", m, k, n) for key in _onednn._cache)
+    np.testing.assert_allclose(got[0], want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(got[1], np.maximum(want + bias, 0), rtol=1e-5, atol=1e-4)
+
+
+def test_one_thread_here_gives_the_same_values():
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((256, 512)).astype(np.float32), rng.standard_normal((512, 128)).astype(np.float32)
+    x = rng.standard_normal((4, 10, 10, 16)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 16, 8)).astype(np.float32)
+    geometry = ((1, 1), (1, 1), [(1, 1), (1, 1)], False)
+
+    def compute():
+        return _onednn.matmul(a, b), _onednn.conv_forward(x, w, (4, 10, 10, 8), *geometry)
+
+    want = compute()
+    got = []
+
+    def alone():
+        _onednn.one_thread_here()
+        got.extend(compute())
+
+    t = threading.Thread(target=alone)
+    t.start()
+    t.join()
+    for a_, b_ in zip(got, want):
+        np.testing.assert_allclose(a_, b_, rtol=1e-5, atol=1e-5)
