@@ -206,18 +206,39 @@ def _check(status: int, what: str):
 
 
 def _stream():
-    """This thread's stream, its OpenMP team sized as the BLAS pool (``_blas._threads``: the
-    session's ``intra_op_parallelism_threads``, a Dask worker's one thread, ...)."""
+    """This thread's stream."""
     s = getattr(_streams, "stream", None)
     if s is None:
         s = _P()
         _check(_lib.dnnl_stream_create(ctypes.byref(s), _engine, 1), "stream creation")
-        _streams.stream, _streams.threads = s, None
-    threads = 1 if getattr(_streams, "alone", False) else _blas._threads()
-    if threads != _streams.threads:  # an OpenMP setting of the calling thread only
+        _streams.stream = s
+    return s
+
+
+def _team() -> int:
+    """The size of the calling thread's OpenMP team, set as its OpenMP setting: the BLAS pool's
+    (``_blas._threads``: the session's ``intra_op_parallelism_threads``, a Dask worker's one
+    thread, ...), or one (``one_thread_here``, a forked child). oneDNN sizes a primitive's work
+    for the team when it builds it, so the size is part of the cache's key."""
+    threads = 1 if _forked or getattr(_streams, "alone", False) else _blas._threads()
+    if threads != getattr(_streams, "threads", None):
         _omp_set_num_threads(threads)
         _streams.threads = threads
-    return s
+    return threads
+
+
+_forked = False  # a forked child of a process that ran oneDNN: libgomp's team is gone
+
+
+def _after_fork_in_child() -> None:
+    # libgomp does not survive fork(): a parallel region in the child waits for the parent's
+    # threads for ever. Primitives built for a team of one run no parallel region.
+    global _forked
+    _forked = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def one_thread_here() -> None:
@@ -396,8 +417,9 @@ _UNSUPPORTED = object()
 
 
 def _cached(key, build):
-    """The primitives of ``key`` (``build()`` on the first call), or None where oneDNN has no
-    kernel for the case (the numpy kernels run it)."""
+    """The primitives of ``key`` for the calling thread's team (``build()`` on the first call),
+    or None where oneDNN has no kernel for the case (the numpy kernels run it)."""
+    key = (*key, _team())
     with _lock:
         found = _cache.get(key)
         if found is not None:

@@ -229,3 +229,23 @@ def test_one_thread_here_gives_the_same_values():
     t.join()
     for a_, b_ in zip(got, want):
         np.testing.assert_allclose(a_, b_, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_a_forked_child_runs_convolutions():
+    # libgomp's team does not survive fork(): a child that ran oneDNN's parallel regions hung.
+    code = """
+import os, numpy as np
+from dflow.ops import _onednn
+x = np.random.rand(8, 14, 14, 32).astype(np.float32); w = np.random.rand(5, 5, 32, 64).astype(np.float32)
+geometry = ((1, 1), (1, 1), [(2, 2), (2, 2)], False)
+y = _onednn.conv_forward(x, w, (8, 14, 14, 64), *geometry)
+pid = os.fork()
+if pid == 0:
+    y2 = _onednn.conv_forward(x, w, (8, 14, 14, 64), *geometry)
+    os._exit(0 if y2 is not None and np.allclose(y, y2, rtol=1e-5, atol=1e-4) else 3)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "0"
