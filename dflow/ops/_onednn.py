@@ -1,4 +1,5 @@
-"""Convolutions through oneDNN, the kernels TF 2.15's CPU build runs its convolutions on.
+"""Convolutions, pooling and large products through oneDNN, the kernels TF 2.15's CPU build
+runs them on.
 
 dflow's own convolution (``conv_ops``: im2col and OpenBLAS products) runs a 5 x 5, 32 -> 64
 channel layer at about a third of oneDNN's speed: OpenBLAS is slow for products only 64
@@ -7,15 +8,22 @@ AVX-512 where the CPU has it) read the input in place. The library comes from In
 ``onednn-cpu-gomp`` wheel (one shared library, OpenMP threads from the system's libgomp) and
 is reached through its C API with ``ctypes``; where it is missing (not Linux x86-64, or
 ``DFLOW_ONEDNN=0``), or a case is outside what it runs here, ``available()``/the entry points
-say so and the numpy kernels run.
+say so (``None``) and the numpy kernels run.
 
-What runs here: float32, one group, 2-D and 3-D convolutions in channels-last or
-channels-first layout (TF's filters are always ``[*window, in, out]``), any strides,
-dilations and paddings: the forward pass (with the fused bias and ReLU of
-``dflow.sessions.fusion``), the input gradient and the filter gradient. Each distinct
-geometry's primitives are built once and cached; a call creates only its memory handles and
-its scratch buffer, so concurrent calls from several threads are safe (oneDNN's primitives
-are stateless once created; each thread has its own stream).
+What runs here, float32 only:
+
+* ``conv_forward`` (with the fused bias and ReLU of ``dflow.sessions.fusion``),
+  ``conv_backward_data`` and ``conv_backward_filter``: one group, 2-D and 3-D, channels-last
+  or channels-first (TF's filters are always ``[*window, in, out]``), any strides, dilations
+  and paddings;
+* ``pool_forward`` and ``pool_backward``: max and average (over the unpadded elements) pools;
+* ``matmul``: two matrices, either a transposed view, with a bias row and ReLU.
+
+Each distinct case's primitives are built once and cached; a call creates only its memory
+handles and its scratch buffer, so concurrent calls from several threads are safe (oneDNN's
+primitives are stateless once created; each thread has its own stream). A primitive is built
+for the calling thread's OpenMP team (``_team``): the BLAS pool's size, or one thread in a
+forked child (libgomp's team does not survive ``fork()``) and where ``one_thread_here`` says.
 """
 from __future__ import annotations
 
