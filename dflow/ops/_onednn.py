@@ -13,7 +13,8 @@ say so (``None``) and the numpy kernels run.
 What runs here, float32 only:
 
 * ``conv_forward`` (with the fused bias and ReLU of ``dflow.sessions.fusion``),
-  ``conv_backward_data`` and ``conv_backward_filter``: one group, 2-D and 3-D, channels-last
+  ``conv_backward_data`` and ``conv_backward_filter``: 2-D and 3-D, grouped (depthwise
+  convolutions are grouped ones: ``conv_ops``) or not, channels-last
   or channels-first (TF's filters are always ``[*window, in, out]``), any strides, dilations
   and paddings;
 * ``pool_forward`` and ``pool_backward``: max and average (over the unpadded elements) pools;
@@ -146,6 +147,7 @@ _SIGNATURES = [
     ("dnnl_stream_create", ctypes.c_int, [_PP, _P, ctypes.c_uint]),
     ("dnnl_stream_wait", ctypes.c_int, [_P]),
     ("dnnl_memory_desc_create_with_tag", ctypes.c_int, [_PP, ctypes.c_int, _Dims, ctypes.c_int, ctypes.c_int]),
+    ("dnnl_memory_desc_create_with_strides", ctypes.c_int, [_PP, ctypes.c_int, _Dims, ctypes.c_int, _Dims]),
     ("dnnl_memory_desc_destroy", ctypes.c_int, [_P]),
     ("dnnl_memory_desc_get_size", ctypes.c_size_t, [_P]),
     ("dnnl_memory_desc_equal", ctypes.c_int, [_P, _P]),
@@ -348,17 +350,37 @@ class _Geometry:
                                                                                    *x_shape[1:-1]]
         self.dst = [y_shape[0], y_shape[1], *y_shape[2:]] if channels_first else [y_shape[0], y_shape[-1],
                                                                                    *y_shape[1:-1]]
-        self.weights = [w_shape[-1], w_shape[-2], *w_shape[:-2]]
+        window, ci, co = list(w_shape[:-2]), w_shape[-2], w_shape[-1]
+        self.groups = self.src[1] // ci if ci else 1
+        if self.groups == 1:
+            self.weights = [co, ci, *window]
+            self.weight_strides = None
+        else:  # [groups, out per group, in per group, *window]: TF's [*window, in, out] as it lies
+            self.weights = [self.groups, co // self.groups, ci, *window]
+            inner = ci * co
+            steps = []
+            for k in reversed(window):
+                steps.insert(0, inner)
+                inner *= k
+            self.weight_strides = [co // self.groups, 1, co, *steps]
         self.strides = _Dims(*strides)
         self.dilations = _Dims(*(d - 1 for d in dilations))
         self.pad_l = _Dims(*(b for b, _ in pads))
         # oneDNN's right padding is what makes its output size exact (TF may pad less).
         self.pad_r = _Dims(*((o - 1) * s + (k - 1) * d + 1 - i - b for o, s, k, d, i, (b, _) in zip(
-            self.dst[2:], strides, self.weights[2:], dilations, self.src[2:], pads)))
+            self.dst[2:], strides, window, dilations, self.src[2:], pads)))
 
     def descriptors(self):
         data, filt = self.tags
-        return _md(self.src, data), _md(self.weights, filt), _md(self.weights, _ANY), _md(self.dst, data)
+        if self.weight_strides is None:
+            w_plain = _md(self.weights, filt)
+        else:
+            w_plain = _P()
+            _check(_lib.dnnl_memory_desc_create_with_strides(ctypes.byref(w_plain), len(self.weights),
+                                                             _Dims(*self.weights), _F32,
+                                                             _Dims(*self.weight_strides)),
+                   "memory descriptor creation")
+        return _md(self.src, data), w_plain, _md(self.weights, _ANY), _md(self.dst, data)
 
 
 class _Conv:

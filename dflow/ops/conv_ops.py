@@ -4,7 +4,7 @@ gradient ops (``Conv2DBackpropInput``/``Filter``, ``Conv3DBackpropInputV2``/``Fi
 and the window geometry that pooling (``pool_ops``) shares. ``conv_variants`` builds TF1's other
 convolution functions on these ops.
 
-Float32 convolutions with one group run on oneDNN where it is installed (``_onednn``: TF's own
+Float32 convolutions, grouped and depthwise ones too, run on oneDNN where it is installed (``_onednn``: TF's own
 CPU kernels, 3 - 4 times faster); the numpy kernels below run everything else and are the
 reference the oneDNN path is tested against.
 
@@ -261,14 +261,14 @@ def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=(), 
                                             dilations)
     *ks, ci, co = w.shape
     n, c, outs = dims[0], dims[-1], _outs(geometry)
-    if c == ci:  # oneDNN's kernels where they run (float32 arrays), the ReLU of a fused op among them
-        relu = getattr(finish, "eltwise", None) == "relu"
-        y = _onednn.conv_forward(x, w, _from_nhwc((n, *outs, co), data_format),
-                                 *_onednn_args(geometry, ss, ds, data_format), bias=bias, relu=relu)
-        if y is not None:
-            if finish is not None and not relu:
-                finish(y)
-            return y
+    # oneDNN's kernels where they run (float32 arrays), the ReLU of a fused op among them
+    relu = getattr(finish, "eltwise", None) == "relu"
+    y = _onednn.conv_forward(x, w, _from_nhwc((n, *outs, co), data_format),
+                             *_onednn_args(geometry, ss, ds, data_format), bias=bias, relu=relu)
+    if y is not None:
+        if finish is not None and not relu:
+            finish(y)
+        return y
     x = to_channels_last(x, data_format)
     positions = n * int(np.prod(outs))
     taps = int(np.prod(ks))
@@ -366,10 +366,9 @@ def _conv_backprop_input(input_sizes, w, dy, strides, padding, data_format, dila
     *ks, ci, co = w.shape
     outs = _outs(geometry)
     _check_out_backprop(to_channels_last(dy, data_format), dims, outs, co)
-    if dims[-1] == ci:
-        dx = _onednn.conv_backward_data(w, dy, x_shape, *_onednn_args(geometry, ss, ds, data_format))
-        if dx is not None:
-            return dx
+    dx = _onednn.conv_backward_data(w, dy, x_shape, *_onednn_args(geometry, ss, ds, data_format))
+    if dx is not None:
+        return dx
     dy = to_channels_last(dy, data_format)
     compute = _compute_dtype(w.dtype)
     pads = _spatial_pads(geometry)
@@ -407,10 +406,9 @@ def _conv_backprop_filter(x, filter_sizes, dy, strides, padding, data_format, di
     *ks, ci, co = w_shape
     outs = _outs(geometry)
     _check_out_backprop(to_channels_last(dy, data_format), dims, outs, co)
-    if dims[-1] == ci:
-        dw = _onednn.conv_backward_filter(x, dy, w_shape, *_onednn_args(geometry, ss, ds, data_format))
-        if dw is not None:
-            return dw
+    dw = _onednn.conv_backward_filter(x, dy, w_shape, *_onednn_args(geometry, ss, ds, data_format))
+    if dw is not None:
+        return dw
     x, dy = to_channels_last(x, data_format), to_channels_last(dy, data_format)
     compute = _compute_dtype(x.dtype)
     c = dims[-1]

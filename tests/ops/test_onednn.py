@@ -31,6 +31,8 @@ CASES = [
     ("explicit", (2, 7, 8, 3), (3, 2, 3, 4), [1, 2, 1, 1], [[0, 0], [1, 2], [0, 3], [0, 0]], 1, "NHWC"),
     ("kernel_as_input", (2, 5, 5, 3), (5, 5, 3, 2), 1, "VALID", 1, "NHWC"),
     ("nchw", (3, 6, 10, 9), (3, 3, 6, 4), [1, 1, 2, 1], "SAME", 1, "NCHW"),
+    ("grouped", (2, 9, 9, 8), (3, 3, 4, 6), 1, "SAME", 1, "NHWC"),  # two groups of 4 -> 3 channels
+    ("grouped_nchw_strided", (2, 12, 7, 9), (2, 3, 3, 8), [1, 1, 2, 1], "VALID", 1, "NCHW"),
     ("conv3d", (2, 5, 6, 7, 3), (2, 3, 3, 3, 4), [1, 1, 2, 1, 1], "SAME", 1, "NDHWC"),
     ("conv3d_ncdhw", (2, 3, 5, 6, 4), (3, 2, 2, 3, 2), 1, "VALID", 1, "NCDHW"),
 ]
@@ -249,3 +251,37 @@ print(os.waitstatus_to_exitcode(status))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "0"
+
+
+@pytest.mark.parametrize("multiplier, strides, padding, data_format", [
+    (1, [1, 1, 1, 1], "SAME", "NHWC"), (3, [1, 2, 2, 1], "VALID", "NHWC"), (2, [1, 1, 1, 2], "SAME", "NCHW")])
+def test_depthwise_matches_the_numpy_kernels(multiplier, strides, padding, data_format):
+    # A depthwise convolution is a grouped one (one group per input channel): conv_ops hands
+    # oneDNN the filter [kh, kw, C, M] read as [kh, kw, 1, C * M].
+    rng = np.random.default_rng(multiplier)
+    shape = (2, 11, 10, 6) if data_format == "NHWC" else (2, 6, 11, 10)
+    x_value = rng.standard_normal(shape).astype(np.float32)
+    w_value = rng.standard_normal((3, 3, 6, multiplier)).astype(np.float32)
+
+    def run(numpy_kernels):
+        g = tf.Graph()
+        with g.as_default():
+            x, w = tf.constant(x_value), tf.constant(w_value)
+            y = tf.nn.depthwise_conv2d(x, w, strides, padding, data_format=data_format)
+            r = tf.constant(rng.standard_normal(y.shape.as_list()).astype(np.float32))
+            fetches = [y, *tf.gradients(tf.reduce_sum(y * r), [x, w])]
+            with tf.Session() as sess:
+                if numpy_kernels:
+                    with _onednn.disabled():
+                        return sess.run(fetches)
+                return sess.run(fetches)
+
+    state = rng.bit_generator.state
+    want = run(True)
+    rng.bit_generator.state = state
+    got = run(False)
+    kinds = {"forward", "backward_data", "backward_weights"}
+    assert {key[0] for key, conv in _onednn._cache.items()
+            if key[0] in kinds and key[1] == shape and conv is not _onednn._UNSUPPORTED} == kinds
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5 * np.abs(b).max())
