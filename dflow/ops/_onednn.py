@@ -185,13 +185,13 @@ _enabled = threading.local()
 
 
 def available() -> bool:
-    """Whether oneDNN runs convolutions here (loading it on the first call)."""
+    """Whether oneDNN runs this thread's kernels (loading it on the first call)."""
     return getattr(_enabled, "on", True) and _load() is not None
 
 
 @contextlib.contextmanager
 def disabled():
-    """Within it, this thread's convolutions run on dflow's numpy kernels (tests, benchmarks)."""
+    """Within it, this thread's kernels run on dflow's numpy and OpenBLAS code (tests, benchmarks)."""
     before = getattr(_enabled, "on", True)
     _enabled.on = False
     try:
@@ -321,8 +321,12 @@ class _Primitive:
 
 def _reorder(src_md, dst_md) -> _Primitive:
     pd = _P()
-    _check(_lib.dnnl_reorder_primitive_desc_create(ctypes.byref(pd), src_md, _engine, dst_md, _engine, None),
-           "reorder creation")
+    attr = _attr(relu=False)  # a scratch buffer of the call's own, as every primitive here
+    try:
+        _check(_lib.dnnl_reorder_primitive_desc_create(ctypes.byref(pd), src_md, _engine, dst_md, _engine, attr),
+               "reorder creation")
+    finally:
+        _lib.dnnl_primitive_attr_destroy(attr)
     return _Primitive(pd, {ARG_SRC: src_md, ARG_DST: dst_md})
 
 
