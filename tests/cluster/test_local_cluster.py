@@ -111,3 +111,42 @@ def test_worker_processes_keep_glibcs_dynamic_mmap_threshold(local_cluster, clus
     import os
 
     assert set(cluster_client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values()) == {None}
+
+
+@pytest.mark.cluster
+def test_convolutions_on_a_worker_run_on_onednn(local_cluster, cluster_client):
+    """A worker process loads oneDNN itself and sizes its teams as its BLAS pool."""
+    import numpy as np
+
+    import dflow as tf
+    from dflow.ops import _onednn
+
+    if not _onednn.available():
+        pytest.skip(f"oneDNN not used: {_onednn.why_not()}")
+    rng = np.random.default_rng(0)
+    x_value = rng.standard_normal((4, 12, 12, 3)).astype(np.float32)
+    w_value = rng.standard_normal((3, 3, 3, 8)).astype(np.float32)
+    def run(target, device):
+        g = tf.Graph()
+        with g.as_default(), tf.device(device):
+            x, w = tf.constant(x_value), tf.constant(w_value)
+            y = tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(x, w, 1, "SAME")), 2, 2, "VALID")
+            fetches = [y, *tf.gradients(tf.reduce_sum(y * y), [x, w])]
+        with tf.Session(target, graph=g) as sess:
+            return sess.run(fetches)
+
+    remote = run(local_cluster.target, "/job:worker/task:1")
+    with _onednn.disabled():
+        local = run("", None)
+    for a, b in zip(remote, local):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5 * np.abs(b).max())
+
+    def ran():
+        from dflow.ops import _blas, _onednn
+
+        return sorted({key[0] for key in _onednn._cache}), {key[-1] for key in _onednn._cache}, _blas._threads()
+
+    kinds, teams, blas_threads = cluster_client.run(ran, workers=[local_cluster.worker_addresses["/job:worker/task:1"]]
+                                                    ).popitem()[1]
+    assert {"forward", "backward_data", "backward_weights", "pool", "pool_backward"} <= set(kinds)
+    assert teams == {blas_threads}
