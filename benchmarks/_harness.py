@@ -28,12 +28,20 @@ def per_call_us(fn, number: int, repeat: int = 7) -> float:
     return float(np.median(times)) / number * 1e6
 
 
+def kernels() -> str:
+    """Which kernels dflow's convolutions and large products run on here."""
+    from dflow.ops import _onednn
+
+    return "oneDNN" if _onednn.available() else f"numpy and OpenBLAS ({_onednn.why_not()})"
+
+
 def main(module_name: str, figures, doc: str) -> None:
     """Command line of a benchmark: prints its figures for dflow (and TF1)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--tf", help="python of a virtualenv with tensorflow-cpu (prints TF1's figures beside)")
     args = ap.parse_args()
     print(f"machine: {platform.node()} {platform.machine()} python {platform.python_version()}")
+    print(f"kernels: {kernels()}")
     import dflow
 
     rows = {"dflow": figures(dflow)}

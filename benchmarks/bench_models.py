@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 import numpy as np
-from _harness import HERE, main, per_call_us
+from _harness import HERE, kernels, main, per_call_us
 
 CNN_BATCH = 64
 VOCAB, EMBED, UNITS, LAYERS, STEPS, LM_BATCH = 10000, 128, 128, 2, 35, 20
@@ -107,6 +107,7 @@ def alternate(python: str, rounds: int) -> None:
         rows["tf1"].append(json.loads(res.stdout.strip().splitlines()[-1]))
     print(f"machine: {platform.node()} {platform.machine()} python {platform.python_version()}, "
           f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"kernels: {kernels()}")
     print(f"{'figure':18s}{'dflow':>22s}{'tf1':>22s}{'dflow / tf1':>22s}")
     for k in rows["dflow"][0]:
         d = [r[k] for r in rows["dflow"]]
