@@ -449,11 +449,8 @@ def matmul(a, b, bias=None, finish=None):
             # oneDNN's products (TF's) from here: the CNN's 64 x 3136 x 1024 dense layer 2.1 ms against
             # 3.5 in blocks. Smaller ones stay on OpenBLAS: 256 x 512 x 512 took 1.26 ms against 0.72,
             # and a transposed operand up to 2.4 times as long (oneDNN 3.2).
-            relu = getattr(finish, "eltwise", None) == "relu"
-            out = _onednn.matmul(a, b, bias, relu)
+            out = _onednn.matmul(a, b, bias, finish)
             if out is not None:
-                if finish is not None and not relu:
-                    finish(out)
                 return out
         if work > _OPENBLAS_SERIAL and a.shape[1] == b.shape[0] and (work < SERIAL_PRODUCT or work >= BLOCKED_PRODUCT):
             threads = _threads()

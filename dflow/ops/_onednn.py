@@ -391,6 +391,7 @@ class _Conv:
     """A geometry's primitives for one kind of call, with the filter's reorders."""
 
     def __init__(self, kind: str, g: _Geometry, bias: bool, relu: bool):
+        self._hint = None  # a gradient's forward descriptor (oneDNN's hint), destroyed with this
         src, w_plain, w_any, dst = g.descriptors()
         owned = [src, w_plain, w_any, dst]
         attr = _attr(relu)
@@ -427,13 +428,12 @@ class _Conv:
         finally:
             _lib.dnnl_primitive_attr_destroy(attr)
         self.w_elements = _lib.dnnl_memory_desc_get_size(w_md) // 4
-        self._hint = getattr(self, "_hint", None)
         self.w_plain = _lib.dnnl_memory_desc_equal(w_md, w_plain) == 1
         if not self.w_plain:
             self.reorder = _reorder(w_plain, w_md) if kind != "backward_weights" else _reorder(w_md, w_plain)
 
     def __del__(self):  # pragma: no cover - see _Primitive.__del__
-        if _lib is not None and getattr(self, "_hint", None) is not None:
+        if _lib is not None and self._hint is not None:
             _lib.dnnl_primitive_desc_destroy(self._hint)
 
     def filter_in(self, w):
@@ -478,7 +478,21 @@ def _primitives(kind, x_shape, w_shape, y_shape, strides, dilations, pads, chann
                                                       channels_first), bias, relu))
 
 
-def _usable(*arrays) -> bool:
+def _relu(finish) -> bool:
+    """Whether a fused op's ``finish`` (``dflow.sessions.fusion``) is the ReLU, which oneDNN applies
+    as a post-op; any other ``finish`` runs on the result (``_finished``)."""
+    return getattr(finish, "eltwise", None) == "relu"
+
+
+def _finished(out, finish):
+    if finish is not None and not _relu(finish):
+        finish(out)
+    return out
+
+
+def usable(*arrays) -> bool:
+    """Whether oneDNN can take these arrays here: non-empty float32 numpy arrays, oneDNN loaded and
+    not ``disabled()`` on this thread."""
     return all(type(a) is np.ndarray and a.dtype == np.float32 and a.size for a in arrays) and available()
 
 
@@ -486,16 +500,16 @@ def _c(a):
     return a if a.flags.c_contiguous else np.ascontiguousarray(a)
 
 
-def conv_forward(x, w, y_shape, strides, dilations, pads, channels_first, bias=None, relu=False):
-    """``x`` convolved with ``w`` (``[*window, in, out]``), plus ``bias`` and ReLU if given, as a
-    new array of ``y_shape``; ``None`` where oneDNN does not run this case.
+def conv_forward(x, w, y_shape, strides, dilations, pads, channels_first, bias=None, finish=None):
+    """``x`` convolved with ``w`` (``[*window, in, out]``), plus ``bias`` and a fused op's
+    ``finish`` if given, as a new array of ``y_shape``; ``None`` where oneDNN does not run this case.
 
     ``pads`` is ``[(before, after)]`` per spatial dimension; ``strides`` and ``dilations`` are
     spatial only. ``x`` and the result are channels-first if ``channels_first``."""
-    if not _usable(x, w) or (bias is not None and not _usable(bias)):
+    if not usable(x, w) or (bias is not None and not usable(bias)):
         return None
     conv = _primitives("forward", x.shape, w.shape, tuple(y_shape), strides, dilations, pads, channels_first,
-                       bias is not None, relu)
+                       bias is not None, _relu(finish))
     if conv is None:
         return None
     y = np.empty(y_shape, np.float32)
@@ -503,13 +517,13 @@ def conv_forward(x, w, y_shape, strides, dilations, pads, channels_first, bias=N
     if bias is not None:
         args[ARG_BIAS] = _c(bias)
     conv.main.run(args)
-    return y
+    return _finished(y, finish)
 
 
 def conv_backward_data(w, dy, x_shape, strides, dilations, pads, channels_first):
     """The gradient of a convolution's input (of ``x_shape``) from its output's, ``dy``; ``None``
     where oneDNN does not run this case."""
-    if not _usable(w, dy):
+    if not usable(w, dy):
         return None
     conv = _primitives("backward_data", tuple(x_shape), w.shape, dy.shape, strides, dilations, pads,
                        channels_first)
@@ -523,7 +537,7 @@ def conv_backward_data(w, dy, x_shape, strides, dilations, pads, channels_first)
 def conv_backward_filter(x, dy, w_shape, strides, dilations, pads, channels_first):
     """The gradient of a convolution's filter (of ``w_shape``) from its output's, ``dy``; ``None``
     where oneDNN does not run this case."""
-    if not _usable(x, dy):
+    if not usable(x, dy):
         return None
     conv = _primitives("backward_weights", x.shape, tuple(w_shape), dy.shape, strides, dilations, pads,
                        channels_first)
@@ -560,7 +574,6 @@ class _Pool:
         tag = _TAGS[(rank, channels_first)][0]
         g = _Geometry(x_shape, (*ksize, x_shape[1 if channels_first else -1], 1), y_shape, strides,
                       (1,) * rank, pads, channels_first)
-        g.dst[1] = g.src[1]  # pooling keeps the channels
         src, dst = _md(g.src, tag), _md(g.dst, tag)
         owned = [src, dst]
         alg = _POOL_AVG if average else _POOL_MAX
@@ -602,7 +615,7 @@ def pool_forward(x, y_shape, ksize, strides, pads, channels_first, average):
     """The max or average (over the window's unpadded elements) pool of ``x`` as a new array of
     ``y_shape``; ``None`` where oneDNN does not run this case. ``ksize``, ``strides`` and
     ``pads`` (``[(before, after)]``) are spatial only."""
-    if not _usable(x) or 0 in y_shape:
+    if not usable(x) or 0 in y_shape:
         return None
     pool = _pool_primitives(False, x.shape, y_shape, ksize, strides, pads, channels_first, average)
     if pool is None:
@@ -616,9 +629,9 @@ def pool_backward(x, dy, ksize, strides, pads, channels_first, average):
     """The gradient of a pool's input from its output's, ``dy``: each window's gradient to its
     first maximum (scan order) in ``x``, or spread over its unpadded elements (``x`` is then
     only its shape); ``None`` where oneDNN does not run this case."""
-    x_shape = x if average else x.shape
-    if not (_usable(dy) if average else _usable(x, dy)):
+    if not (usable(dy) if average else usable(x, dy)):
         return None
+    x_shape = x if average else x.shape
     pool = _pool_primitives(True, x_shape, dy.shape, ksize, strides, pads, channels_first, average)
     if pool is None:
         return None
@@ -662,13 +675,14 @@ def _matrix(a):
     return np.ascontiguousarray(a), _TAG_AB
 
 
-def matmul(a, b, bias=None, relu=False):
+def matmul(a, b, bias=None, finish=None):
     """``a @ b`` of two float32 matrices (either may be a transposed view), plus ``bias`` (a row)
-    and ReLU if given, as a new array; ``None`` where oneDNN does not run this case."""
-    if not _usable(a, b) or (bias is not None and not _usable(bias)):
+    and a fused op's ``finish`` if given, as a new array; ``None`` where oneDNN does not run this case."""
+    if not usable(a, b) or (bias is not None and not usable(bias)):
         return None
     (a, a_tag), (b, b_tag) = _matrix(a), _matrix(b)
     (m, k), n = a.shape, b.shape[1]
+    relu = _relu(finish)
     product = _cached(("matmul", m, k, n, a_tag, b_tag, bias is not None, relu),
                       lambda: _MatMul(m, k, n, a_tag, b_tag, bias is not None, relu))
     if product is None:
@@ -678,4 +692,4 @@ def matmul(a, b, bias=None, relu=False):
     if bias is not None:
         args[ARG_BIAS] = _c(bias)
     product.main.run(args)
-    return out
+    return _finished(out, finish)

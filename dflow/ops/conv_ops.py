@@ -261,13 +261,9 @@ def _conv(x, w, strides, padding, data_format, dilations, explicit_paddings=(), 
                                             dilations)
     *ks, ci, co = w.shape
     n, c, outs = dims[0], dims[-1], _outs(geometry)
-    # oneDNN's kernels where they run (float32 arrays), the ReLU of a fused op among them
-    relu = getattr(finish, "eltwise", None) == "relu"
-    y = _onednn.conv_forward(x, w, _from_nhwc((n, *outs, co), data_format),
-                             *_onednn_args(geometry, ss, ds, data_format), bias=bias, relu=relu)
+    y = _onednn.conv_forward(x, w, _from_nhwc((n, *outs, co), data_format),  # float32: oneDNN's kernels
+                             *_onednn_args(geometry, ss, ds, data_format), bias=bias, finish=finish)
     if y is not None:
-        if finish is not None and not relu:
-            finish(y)
         return y
     x = to_channels_last(x, data_format)
     positions = n * int(np.prod(outs))
@@ -365,11 +361,12 @@ def _conv_backprop_input(input_sizes, w, dy, strides, padding, data_format, dila
                                             dilations)
     *ks, ci, co = w.shape
     outs = _outs(geometry)
-    _check_out_backprop(to_channels_last(dy, data_format), dims, outs, co)
+    dy_last = to_channels_last(dy, data_format)
+    _check_out_backprop(dy_last, dims, outs, co)
     dx = _onednn.conv_backward_data(w, dy, x_shape, *_onednn_args(geometry, ss, ds, data_format))
     if dx is not None:
         return dx
-    dy = to_channels_last(dy, data_format)
+    dy = dy_last
     compute = _compute_dtype(w.dtype)
     pads = _spatial_pads(geometry)
     dx = xp.zeros(tuple(d + b + a for d, (b, a) in zip(dims, pads)), dtype=compute)
@@ -405,11 +402,12 @@ def _conv_backprop_filter(x, filter_sizes, dy, strides, padding, data_format, di
                                             dilations)
     *ks, ci, co = w_shape
     outs = _outs(geometry)
-    _check_out_backprop(to_channels_last(dy, data_format), dims, outs, co)
+    dy_last = to_channels_last(dy, data_format)
+    _check_out_backprop(dy_last, dims, outs, co)
     dw = _onednn.conv_backward_filter(x, dy, w_shape, *_onednn_args(geometry, ss, ds, data_format))
     if dw is not None:
         return dw
-    x, dy = to_channels_last(x, data_format), to_channels_last(dy, data_format)
+    x, dy = to_channels_last(x, data_format), dy_last
     compute = _compute_dtype(x.dtype)
     c = dims[-1]
     if dy.size == 0 or c == 0:

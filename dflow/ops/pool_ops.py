@@ -109,7 +109,7 @@ def _onednn_args(dims, ks, ss, geometry, data_format):
 
 def _on_onednn(x, ksize, strides, padding, data_format, average: bool):
     """The pool on oneDNN (float32 numpy arrays), or None."""
-    if type(x) is not np.ndarray or x.dtype != np.float32:
+    if not _onednn.usable(x):  # before the geometry, which the numpy kernels work out again
         return None
     dims, ks, ss, geometry = _pool_geometry(x.shape, ksize, strides, padding, data_format)
     args = _onednn_args(dims, ks, ss, geometry, data_format)
@@ -299,7 +299,7 @@ def _max_pool_grad(x, y, grad, ksize, strides, padding, data_format):
     if np.shape(y)[:1] != np.shape(x)[:1]:
         return _max_pool_grad_of(x, y, grad, ksize, strides, padding, data_format)
     args = _onednn_args(dims, ks, ss, geometry, data_format)
-    if args is not None and type(x) is np.ndarray and x.dtype == np.float32:
+    if args is not None:
         dx = _onednn.pool_backward(x, grad, *args, average=False)  # TF's: the first maximum of x's windows
         if dx is not None:
             return dx
@@ -410,7 +410,7 @@ def _avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format)
     g = _as_nhwc(grad, data_format)
     _check_grad_shape(g, dims, geometry)
     args = _onednn_args(dims, ks, ss, geometry, data_format)
-    if args is not None and type(grad) is np.ndarray and grad.dtype == np.float32:
+    if args is not None:
         dx = _onednn.pool_backward(tuple(shape), grad, *args, average=True)
         if dx is not None:
             return dx
