@@ -29,10 +29,12 @@ def per_call_us(fn, number: int, repeat: int = 7) -> float:
 
 
 def kernels() -> str:
-    """Which kernels dflow's convolutions and large products run on here."""
-    from dflow.ops import _onednn
+    """Which kernels dflow's convolutions and large products, and its Adam and ReluGrad, run on here."""
+    from dflow.ops import _numba, _onednn
 
-    return "oneDNN" if _onednn.available() else f"numpy and OpenBLAS ({_onednn.why_not()})"
+    dnn = "oneDNN" if _onednn.available() else f"numpy and OpenBLAS ({_onednn.why_not()})"
+    loops = "Numba" if _numba.available() else f"numpy ({_numba.why_not()})"
+    return f"{dnn}; element-wise loops: {loops}"
 
 
 def main(module_name: str, figures, doc: str) -> None:

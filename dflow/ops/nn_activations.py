@@ -16,7 +16,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, name_scope
-from dflow.ops import _blas, array_ops, math_ops, reduction_ops, select_ops
+from dflow.ops import _blas, _numba, array_ops, math_ops, reduction_ops, select_ops
 from dflow.ops._common import array_module, same_as_input
 from dflow.ops._nn_util import FLOATS, REALS, as_tensor, check_dtype, resolve_axis, with_rank_at_least
 from dflow.ops.constant_op import convert_to_tensor
@@ -109,6 +109,10 @@ def _softsign_grad(g, x):
 def _relu_grad(g, x):
     if array_module(g, x) is not np or g.shape != x.shape:
         return g * (x > 0)
+    if _numba.usable(g, x):  # one pass, no boolean mask to cast
+        out = np.empty_like(g)
+        _numba.run(_numba.relu_grad_loop, (g, x, out), (0,))
+        return out
     return _blas.in_shares(_masked, g, x)
 
 

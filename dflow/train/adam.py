@@ -6,6 +6,7 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework.graph import colocate_with, control_dependencies, get_default_graph
+from dflow.ops import _numba
 from dflow.ops._common import array_module
 from dflow.ops.constant_op import convert_to_tensor
 from dflow.ops.control_flow_ops import group
@@ -26,6 +27,11 @@ def _apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
         _adam_step(*new, alpha, beta1, beta2, epsilon, grad, use_nesterov)
         return new
     outs = [np.empty(var.shape, var.dtype) for _ in range(3)]
+    if _numba.usable(var, m, v, grad):
+        for target, source in zip(outs, (var, m, v)):
+            np.copyto(target, source)
+        _compiled_adam(*outs, alpha, beta1, beta2, epsilon, grad, use_nesterov)
+        return tuple(outs)
 
     def step(var_, m_, v_, grad_, *new):  # copied a block at a time, while it is in cache
         for target, source in zip(new, (var_, m_, v_)):
@@ -39,8 +45,17 @@ def _apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
 def _apply_adam_in_place(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
     """``_apply_adam`` written into ``var``, ``m`` and ``v`` (the same values, bit for bit)."""
     alpha = _alpha(np, lr, beta1_power, beta2_power)
+    if _numba.usable(var, m, v, grad):
+        _compiled_adam(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov)
+        return
     in_blocks(lambda var_, m_, v_, grad_: _adam_step(var_, m_, v_, alpha, beta1, beta2, epsilon, grad_,
                                                      use_nesterov), var, m, v, grad)
+
+
+def _compiled_adam(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov):
+    """``_adam_step`` as one compiled loop (``_numba``), in place."""
+    _numba.run(_numba.adam_loop, (var, m, v, grad),
+               (alpha, 1 - beta1, 1 - beta2, beta1, epsilon, bool(use_nesterov)))
 
 
 def _adam_step(var, m, v, alpha, beta1, beta2, epsilon, grad, use_nesterov):
