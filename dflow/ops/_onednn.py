@@ -34,6 +34,7 @@ import importlib.metadata
 import os
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -611,24 +612,51 @@ def _pool_primitives(backward, x_shape, y_shape, ksize, strides, pads, channels_
                                       channels_first, average))
 
 
-def pool_forward(x, y_shape, ksize, strides, pads, channels_first, average):
+def pool_forward(x, y_shape, ksize, strides, pads, channels_first, average, keep_workspace=False):
     """The max or average (over the window's unpadded elements) pool of ``x`` as a new array of
     ``y_shape``; ``None`` where oneDNN does not run this case. ``ksize``, ``strides`` and
-    ``pads`` (``[(before, after)]``) are spatial only."""
+    ``pads`` (``[(before, after)]``) are spatial only.
+
+    With ``keep_workspace`` (a max pool whose gradient the graph computes), the forward pass
+    records each window's first maximum, as TF's oneDNN build does, and keeps it with the
+    result for ``pool_backward`` while the result lives."""
     if not usable(x) or 0 in y_shape:
         return None
-    pool = _pool_primitives(False, x.shape, y_shape, ksize, strides, pads, channels_first, average)
+    keep = keep_workspace and not average
+    pool = _pool_primitives(keep, x.shape, y_shape, ksize, strides, pads, channels_first, average)
     if pool is None:
         return None
     y = np.empty(y_shape, np.float32)
+    if keep and pool.ws_bytes:
+        ws = np.empty(pool.ws_bytes, np.uint8)
+        pool.fwd.run({ARG_SRC: _c(x), ARG_DST: y, ARG_WORKSPACE: ws})
+        _keep_workspace(x, y, pool, ws)
+        return y
     pool.main.run({ARG_SRC: _c(x), ARG_DST: y})
     return y
 
 
-def pool_backward(x, dy, ksize, strides, pads, channels_first, average):
+# id(y) -> (x's weakref, y's weakref, primitives, workspace): a max pool's record of each window's
+# first maximum, kept from its forward pass for its gradient until y is freed
+_workspaces: dict = {}
+
+
+def _keep_workspace(x, y, pool, ws):
+    key = id(y)
+
+    def forget(ref):
+        if _workspaces.get(key, (None, None))[1] is ref:
+            _workspaces.pop(key, None)
+
+    _workspaces[key] = (weakref.ref(x), weakref.ref(y, forget), pool, ws)
+
+
+def pool_backward(x, dy, ksize, strides, pads, channels_first, average, y=None):
     """The gradient of a pool's input from its output's, ``dy``: each window's gradient to its
     first maximum (scan order) in ``x``, or spread over its unpadded elements (``x`` is then
-    only its shape); ``None`` where oneDNN does not run this case."""
+    only its shape); ``None`` where oneDNN does not run this case. A max pool's workspace comes
+    from ``pool_forward`` where ``y`` is the very array it made from this ``x`` with these
+    primitives; else the forward pass runs again to make it."""
     if not (usable(dy) if average else usable(x, dy)):
         return None
     x_shape = x if average else x.shape
@@ -637,8 +665,13 @@ def pool_backward(x, dy, ksize, strides, pads, channels_first, average):
         return None
     args = {ARG_DIFF_DST: _c(dy), ARG_DIFF_SRC: np.empty(x_shape, np.float32)}
     if pool.ws_bytes:
-        args[ARG_WORKSPACE] = np.empty(pool.ws_bytes, np.uint8)
-        pool.fwd.run({ARG_SRC: _c(x), ARG_DST: np.empty(dy.shape, np.float32), ARG_WORKSPACE: args[ARG_WORKSPACE]})
+        kept = _workspaces.get(id(y)) if y is not None else None
+        if kept is not None and kept[0]() is x and kept[1]() is y and kept[2] is pool:
+            args[ARG_WORKSPACE] = kept[3]
+        else:
+            args[ARG_WORKSPACE] = np.empty(pool.ws_bytes, np.uint8)
+            pool.fwd.run({ARG_SRC: _c(x), ARG_DST: np.empty(dy.shape, np.float32),
+                          ARG_WORKSPACE: args[ARG_WORKSPACE]})
     pool.main.run(args)
     return args[ARG_DIFF_SRC]
 

@@ -16,6 +16,7 @@ CPU build does), with the same results; the kernels here run everything else.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -107,7 +108,7 @@ def _onednn_args(dims, ks, ss, geometry, data_format):
     return (ks[1:-1], ss[1:-1], [(before, after) for _, before, after in spatial], channels_first(data_format))
 
 
-def _on_onednn(x, ksize, strides, padding, data_format, average: bool):
+def _on_onednn(x, ksize, strides, padding, data_format, average: bool, keep_workspace: bool = False):
     """The pool on oneDNN (float32 numpy arrays), or None."""
     if not _onednn.usable(x):  # before the geometry, which the numpy kernels work out again
         return None
@@ -116,7 +117,7 @@ def _on_onednn(x, ksize, strides, padding, data_format, average: bool):
     if args is None:
         return None
     y_shape = _from_nhwc((dims[0], *(out for out, _, _ in geometry)), data_format)
-    return _onednn.pool_forward(x, y_shape, *args, average=average)
+    return _onednn.pool_forward(x, y_shape, *args, average=average, keep_workspace=keep_workspace)
 
 
 # -- MaxPool / AvgPool ---------------------------------------------------------------------------
@@ -180,8 +181,8 @@ def _by_batch(kernel, x, *others):
     return np.concatenate([shares[k] for k in sorted(shares)])
 
 
-def _max_pool(x, ksize, strides, padding, data_format):
-    y = _on_onednn(x, ksize, strides, padding, data_format, average=False)
+def _max_pool(x, ksize, strides, padding, data_format, keep_workspace=False):
+    y = _on_onednn(x, ksize, strides, padding, data_format, average=False, keep_workspace=keep_workspace)
     if y is not None:
         return y
     return _by_batch(lambda xs: _pool(xs, ksize, strides, padding, data_format, average=False), x)
@@ -238,8 +239,20 @@ def _avg_pool(x, ksize, strides, padding, data_format):
 # The 3-D ops share the kernels: the geometry follows the rank of ``ksize``.
 _GRAD_TYPES = {"MaxPool": ("MaxPoolGrad", "MaxPoolGradGrad"), "MaxPool3D": ("MaxPool3DGrad", "MaxPool3DGradGrad"),
                "AvgPool": ("AvgPoolGrad",), "AvgPool3D": ("AvgPool3DGrad",)}
+
+
+def _make_max_pool(op, resources):
+    """``MaxPool``'s kernel. Where a ``MaxPoolGrad`` of the graph reads this op's output, oneDNN's
+    forward pass keeps its record of each window's maximum for it (``_onednn.pool_forward``), so the
+    gradient need not run the pass again, as TF's oneDNN build does."""
+    y = op.outputs[0]
+    grad_type = _GRAD_TYPES[op.type][0]
+    keep = any(c.type == grad_type and c._inputs[1] is y for c in y.consumers())
+    return functools.partial(_max_pool, keep_workspace=keep, **op._attrs)
+
+
 for _op_type in ("MaxPool", "MaxPool3D"):
-    register(_op_type, infer=_pool_infer, kernel=_max_pool)
+    register(_op_type, infer=_pool_infer, make_kernel=_make_max_pool, foldable=True)
 for _op_type in ("AvgPool", "AvgPool3D"):
     register(_op_type, infer=_pool_infer, kernel=_avg_pool)
 
@@ -300,7 +313,7 @@ def _max_pool_grad(x, y, grad, ksize, strides, padding, data_format):
         return _max_pool_grad_of(x, y, grad, ksize, strides, padding, data_format)
     args = _onednn_args(dims, ks, ss, geometry, data_format)
     if args is not None:
-        dx = _onednn.pool_backward(x, grad, *args, average=False)  # TF's: the first maximum of x's windows
+        dx = _onednn.pool_backward(x, grad, *args, average=False, y=y)  # TF's: the first maximum of x's windows
         if dx is not None:
             return dx
     if _tiles(x, dims, ks, ss, geometry) and type(y) is np.ndarray and type(grad) is np.ndarray:

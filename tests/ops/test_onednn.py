@@ -178,7 +178,8 @@ def test_pooling_matches_the_numpy_kernels(case, average):
     got = _pool_run(case, average)
     ran = {key[0] for key, p in _onednn._cache.items()
            if key[0].startswith("pool") and key[1] == case[1] and p is not _onednn._UNSUPPORTED}
-    assert ran == {"pool", "pool_backward"}
+    # a max pool's forward pass is the gradient's, which keeps its workspace (test below)
+    assert ran == ({"pool", "pool_backward"} if average else {"pool_backward"})
     (y, dx), (y_want, dx_want) = got, want
     assert y.dtype == dx.dtype == np.float32 and y.shape == y_want.shape and dx.shape == dx_want.shape
     if average:
@@ -188,6 +189,40 @@ def test_pooling_matches_the_numpy_kernels(case, average):
         np.testing.assert_array_equal(dx != 0, dx_want != 0)
     # an element in several windows sums their gradients in another order
     np.testing.assert_allclose(dx, dx_want, rtol=1e-6, atol=1e-6)
+
+
+def test_a_max_pool_keeps_its_workspace_for_its_gradient(monkeypatch):
+    runs = []
+    run = _onednn._Primitive.run
+
+    def counted(self, arrays):
+        runs.append(set(arrays))
+        return run(self, arrays)
+
+    monkeypatch.setattr(_onednn._Primitive, "run", counted)
+    _pool_run(POOLS[0], average=False)
+    with_workspace = [r for r in runs if _onednn.ARG_WORKSPACE in r]
+    # once to record each window's maximum, once to read it: the gradient runs no forward pass
+    assert [_onednn.ARG_SRC in r for r in with_workspace] == [True, False]
+    assert not _onednn._workspaces  # let go with the pool's output
+
+
+def test_a_fed_pool_output_gets_the_forward_pass_again():
+    rng = np.random.default_rng(4)
+    x_value = rng.standard_normal((2, 8, 8, 3)).astype(np.float32)
+    x_value[0, :2, :2, 0] = 1.5  # a tie: the first maximum takes the gradient
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(x_value)
+        y = tf.nn.max_pool(x, 2, 2, "VALID")
+        dx, = tf.gradients(tf.reduce_sum(y * np.arange(1, 97, dtype=np.float32).reshape(2, 4, 4, 3)), [x])
+        with tf.Session() as sess:
+            y_value = sess.run(y)
+            got = sess.run(dx, {y: y_value})  # MaxPool is cut: no workspace of its own
+            with _onednn.disabled():
+                want = sess.run(dx, {y: y_value})
+    np.testing.assert_array_equal(got, want)
+    assert got[0, 0, 0, 0] == 1 and got[0, 0, 1, 0] == got[0, 1, 0, 0] == got[0, 1, 1, 0] == 0
 
 
 @pytest.mark.parametrize("transpose_a, transpose_b", [(False, False), (True, False), (False, True), (True, True)])
