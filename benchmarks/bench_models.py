@@ -14,9 +14,11 @@ Both are written once as TF1 code: ``tf`` is dflow or ``tensorflow.compat.v1``.
 Prints milliseconds per training step (median of 7 rounds of 3 steps after a
 warm-up). With ``--alternate N`` the dflow and TF1 measurements alternate N
 times in the one run (the machine's load drifts) and each figure is the median
-over them, with the range.
+over them, with the range. With ``--interleave N`` both sides build their models
+once and run bursts of 5 steps alternately, N times each, TF1 in a process this
+one drives: the closest pairing, for the ratios on a noisy machine.
 
-Run: ``python benchmarks/bench_models.py [--tf /path/to/tf/python] [--alternate N]``.
+Run: ``python benchmarks/bench_models.py [--tf /path/to/tf/python] [--alternate N | --interleave N]``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 
 import numpy as np
 from _harness import HERE, kernels, main, per_call_us
@@ -80,17 +83,25 @@ def lstm_lm(tf):
     return train, feed
 
 
-def figures(tf) -> dict:
+def steppers(tf) -> dict:
+    """Per figure, a function that runs one training step of its model (built, initialised)."""
     out = {}
-    for label, build, n in (("cnn_step_ms", cnn, 3), ("lstm_lm_step_ms", lstm_lm, 3)):
+    for label, build in (("cnn_step_ms", cnn), ("lstm_lm_step_ms", lstm_lm)):
         g = tf.Graph()
         with g.as_default():
             train, feed = build(tf)
             init = tf.global_variables_initializer()
-        with tf.Session(graph=g) as sess:
-            sess.run(init)
-            sess.run(train, feed)
-            out[label] = per_call_us(lambda train=train, feed=feed: sess.run(train, feed), n) / 1e3
+        sess = tf.Session(graph=g)
+        sess.run(init)
+        out[label] = lambda sess=sess, train=train, feed=feed: sess.run(train, feed)
+    return out
+
+
+def figures(tf) -> dict:
+    out = {}
+    for label, step in steppers(tf).items():
+        step()
+        out[label] = per_call_us(step, 3) / 1e3
     return out
 
 
@@ -116,12 +127,62 @@ def alternate(python: str, rounds: int) -> None:
         print(f"{k:18s}" + "".join(f"{np.median(v):8.2f} ({min(v):.2f}-{max(v):.2f})" for v in (d, t, q)))
 
 
+def interleave(python: str, rounds: int, steps: int = 5) -> None:
+    """dflow's and TF1's steps in bursts of ``steps``, alternately, ``rounds`` times, each model
+    built once per side and warmed up: TF1 runs in a process of ``python`` that this one drives
+    (``tf_reference.py --serve``), so the two sides' bursts are seconds apart and a drift of the
+    machine's load hits both. Per figure: the medians, and the median ratio of the paired bursts
+    with its quartiles."""
+    import dflow
+
+    server = subprocess.Popen([python, str(HERE / "tf_reference.py"), "bench_models", "--serve"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def tf_burst(label):
+        server.stdin.write(f"{label} {steps}\n")
+        server.stdin.flush()
+        return float(server.stdout.readline()) / steps
+
+    def dflow_burst(step):
+        start = time.perf_counter()
+        for _ in range(steps):
+            step()
+        return (time.perf_counter() - start) / steps
+
+    ours = steppers(dflow)
+    if server.stdout.readline().strip() != "ready":
+        sys.exit("TF reference failed to start")
+    times: dict = {label: ([], []) for label in ours}
+    for label, step in ours.items():  # warm-up
+        dflow_burst(step), tf_burst(label)
+    for r in range(rounds):
+        for label, step in ours.items():
+            d, t = (dflow_burst(step), tf_burst(label)) if r % 2 else tuple(reversed((tf_burst(label),
+                                                                                    dflow_burst(step))))
+            times[label][0].append(d * 1e3)
+            times[label][1].append(t * 1e3)
+    server.stdin.close()
+    server.wait()
+    print(f"machine: {platform.node()} {platform.machine()} python {platform.python_version()}, "
+          f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"kernels: {kernels()}")
+    print(f"{rounds} paired bursts of {steps} steps")
+    print(f"{'figure':18s}{'dflow':>10s}{'tf1':>10s}{'dflow / tf1 (quartiles)':>30s}")
+    for label, (d, t) in times.items():
+        q = [a / b for a, b in zip(d, t)]
+        print(f"{label:18s}{np.median(d):10.2f}{np.median(t):10.2f}"
+              f"{np.median(q):12.3f} ({np.percentile(q, 25):.3f}-{np.percentile(q, 75):.3f})")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--alternate", type=int, default=0)
+    ap.add_argument("--interleave", type=int, default=0)
     ap.add_argument("--tf")
     known, _ = ap.parse_known_args()
-    if known.alternate and known.tf:
+    if known.interleave and known.tf:
+        interleave(known.tf, known.interleave)
+    elif known.alternate and known.tf:
         alternate(known.tf, known.alternate)
     else:
         main("bench_models", figures, __doc__)
