@@ -18,7 +18,8 @@ over them, with the range. With ``--interleave N`` both sides build their models
 once and run bursts of 5 steps alternately, N times each, TF1 in a process this
 one drives: the closest pairing, for the ratios on a noisy machine.
 
-Run: ``python benchmarks/bench_models.py [--tf /path/to/tf/python] [--alternate N | --interleave N]``.
+Run: ``python benchmarks/bench_models.py [--tf /path/to/tf/python] [--alternate N | --interleave N]``
+(``CNN_BATCH=8`` in the environment for another batch size; both sides read it).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import time
 import numpy as np
 from _harness import HERE, kernels, main, per_call_us
 
-CNN_BATCH = 64
+CNN_BATCH = int(os.environ.get("CNN_BATCH", "64"))  # the issue's 64; smaller ones show fixed costs
 VOCAB, EMBED, UNITS, LAYERS, STEPS, LM_BATCH = 10000, 128, 128, 2, 35, 20
 
 

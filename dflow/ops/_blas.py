@@ -39,6 +39,11 @@ from dflow.ops import _onednn
 
 SERIAL_PRODUCT = 1 << 23  # multiply-adds: one thread below (the measured crossover: 5 - 16 M on 2 cores)
 BLOCKED_PRODUCT = 1 << 27  # from here products go in blocks over threads (they won from ~200 M)
+# Products of an inner dimension this thin (a dense layer's weight gradient at batch 1 or 2) with
+# outputs of _THIN_OUTPUT elements or more go to oneDNN too: OpenBLAS took 5 - 8 ms for the CNN's
+# 3136 x 1 x 1024 one at batch 1 (numpy's broadcast product 2), oneDNN 0.9.
+THIN_PRODUCT = 2
+_THIN_OUTPUT = 1 << 18
 _OPENBLAS_SERIAL = 1 << 18  # OpenBLAS itself runs products up to 4 × 65536 multiply-adds on one thread
 
 _lock = threading.Lock()
@@ -444,7 +449,9 @@ def matmul(a, b, bias=None, finish=None):
     matrices = type(a) is np.ndarray and a.ndim == 2 and type(b) is np.ndarray and b.ndim == 2
     if matrices:
         work = a.shape[0] * a.shape[1] * b.shape[1]
-        if (work >= BLOCKED_PRODUCT and a.dtype == b.dtype == np.float32 and a.shape[1] == b.shape[0]
+        if ((work >= BLOCKED_PRODUCT or (a.shape[1] <= THIN_PRODUCT and work >= THIN_PRODUCT * _THIN_OUTPUT)
+             or (work >= SERIAL_PRODUCT and _onednn.layers_on_teams()))
+                and a.dtype == b.dtype == np.float32 and a.shape[1] == b.shape[0]
                 and (bias is None or type(bias) is np.ndarray)):
             # oneDNN's products (TF's) from here: the CNN's 64 x 3136 x 1024 dense layer 2.1 ms against
             # 3.5 in blocks. Smaller ones stay on OpenBLAS: 256 x 512 x 512 took 1.26 ms against 0.72,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops import _onednn
+from dflow.ops import _blas, _onednn
 
 pytestmark = pytest.mark.skipif(not _onednn.available(), reason=f"oneDNN not used: {_onednn.why_not()}")
 
@@ -242,6 +242,37 @@ def test_large_products_match_numpy(transpose_a, transpose_b):
     assert any(key[:4] == ("matmul", m, k, n) for key in _onednn._cache)
     np.testing.assert_allclose(got[0], want, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(got[1], np.maximum(want + bias, 0), rtol=1e-5, atol=1e-4)
+
+
+def test_thin_products_go_to_onednn():
+    """A dense layer's weight gradient at batch 1 (3136 x 1 x 1024): OpenBLAS took 5 - 8 ms."""
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((1, 3136)).astype(np.float32), rng.standard_normal((1, 1024)).astype(np.float32)
+    _onednn._cache.clear()
+    got = _blas.matmul(a.T, b)
+    assert any(key[:4] == ("matmul", 3136, 1, 1024) for key in _onednn._cache)
+    np.testing.assert_array_equal(got, a.T * b)  # one product per element: exact
+    small = _blas.matmul(a[:, :100].T, b[:, :100])  # a small output stays on numpy
+    assert not any(key[:4] == ("matmul", 100, 1, 100) for key in _onednn._cache)
+    np.testing.assert_array_equal(small, a[:, :100].T * b[:, :100])
+
+
+def test_mid_sized_products_join_the_layers_on_onednn(monkeypatch):
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((64, 1024)).astype(np.float32), rng.standard_normal((1024, 256)).astype(np.float32)
+    assert _blas.SERIAL_PRODUCT <= 64 * 1024 * 256 < _blas.BLOCKED_PRODUCT
+    monkeypatch.setattr(_onednn, "_layers_on_teams", False)
+    _onednn._cache.clear()
+    want = _blas.matmul(a, b)  # OpenBLAS, where no layer has run on a team
+    assert not any(key[0] == "matmul" for key in _onednn._cache)
+    if _blas._threads() > 1:  # a convolution on a team of threads turns the switch
+        x = tf.constant(rng.standard_normal((2, 8, 8, 3)).astype(np.float32))
+        tf.Session().run(tf.nn.conv2d(x, tf.constant(np.ones((3, 3, 3, 4), np.float32)), 1, "SAME"))
+        assert _onednn.layers_on_teams()
+    monkeypatch.setattr(_onednn, "_layers_on_teams", True)
+    got = _blas.matmul(a, b)
+    assert any(key[:4] == ("matmul", 64, 1024, 256) for key in _onednn._cache)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 
 
 def test_one_thread_here_gives_the_same_values():
