@@ -32,18 +32,18 @@ ELEMENTS = 1 << 10  # arrays this large or larger go through the compiled loops
 
 _OFF = ("0", "off", "false", "no")
 _lock = threading.Lock()
-_numba = None
+_module = None  # numba, once imported
 _why_not = None  # why Numba is not used, once looked for
 _compiled: dict = {}
 _enabled = True
 
 
 def _load():
-    global _numba, _why_not
-    if _numba is not None or _why_not is not None:
-        return _numba
+    global _module, _why_not
+    if _module is not None or _why_not is not None:
+        return _module
     with _lock:
-        if _numba is None and _why_not is None:
+        if _module is None and _why_not is None:
             if os.environ.get("DFLOW_NUMBA", "").lower() in _OFF:
                 _why_not = "DFLOW_NUMBA turns it off"
             else:
@@ -52,8 +52,8 @@ def _load():
                 except ImportError as e:  # a platform without Numba's wheels: numpy runs
                     _why_not = f"numba was not imported ({e}); install numba"
                 else:
-                    _numba = numba
-    return _numba
+                    _module = numba
+    return _module
 
 
 def available() -> bool:
@@ -95,7 +95,7 @@ def kernel(loop):
         with _lock:
             fn = _compiled.get(loop)
             if fn is None:
-                njit = _numba.njit
+                njit = _module.njit
                 # error_model="numpy": x / 0 gives inf or nan, as numpy's and TF's kernels
                 try:
                     fn = njit(nogil=True, cache=True, error_model="numpy")(loop)

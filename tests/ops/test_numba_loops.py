@@ -154,7 +154,7 @@ def test_without_a_writable_cache_the_loops_compile_in_the_process(monkeypatch):
         for i in range(a.shape[0]):
             out[i] = a[i] * 2
 
-    monkeypatch.setattr(_numba, "_numba", type("numba", (), {"njit": staticmethod(njit)}))
+    monkeypatch.setattr(_numba, "_module", type("numba", (), {"njit": staticmethod(njit)}))
     fn = _numba.kernel(loop)
     a = np.arange(5, dtype=np.float32)
     out = np.empty_like(a)
