@@ -79,6 +79,7 @@ _streams = threading.local()
 
 
 _OFF = ("0", "off", "false", "no")
+SPIN_COUNT = 30_000  # libgomp's GOMP_SPINCOUNT, unless the user sets it or OMP_WAIT_POLICY
 
 
 def _library_path():
@@ -115,11 +116,15 @@ def _load():
         if not (sys.platform.startswith("linux") and np.dtype(np.intp).itemsize == 8):
             _why_not = "oneDNN's wheel is used on 64-bit Linux only"
             return None
-        # libgomp's threads otherwise spin after each convolution and hold a core that the
-        # step's next ops (on dflow's threads, or OpenBLAS's) need: the CNN of
+        # libgomp's threads by default spin about 3 ms after each parallel region and hold a core
+        # that the step's next ops (on dflow's threads, or OpenBLAS's) need: the CNN of
         # benchmarks/bench_models.py's first-layer filter gradient took 2.8 ms instead of 0.8.
-        # Read when libgomp loads; a user's own setting wins.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        # Not spinning at all, each call wakes the sleeping team (a small pool's gradient: 280 us
+        # against 55 on one thread). So: a short spin (30 000 turns, tens of microseconds), then
+        # sleep. Read when libgomp loads; a user's own setting of either wins.
+        if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+            os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
         try:
             lib = ctypes.CDLL(_library_path())
         except OSError as e:
@@ -154,6 +159,7 @@ _SIGNATURES = [
     ("dnnl_memory_desc_equal", ctypes.c_int, [_P, _P]),
     ("dnnl_memory_create", ctypes.c_int, [_PP, _P, _P, _P]),
     ("dnnl_memory_destroy", ctypes.c_int, [_P]),
+    ("dnnl_memory_set_data_handle", ctypes.c_int, [_P, _P]),
     ("dnnl_primitive_attr_create", ctypes.c_int, [_PP]),
     ("dnnl_primitive_attr_destroy", ctypes.c_int, [_P]),
     ("dnnl_primitive_attr_set_scratchpad_mode", ctypes.c_int, [_P, ctypes.c_int]),
@@ -269,7 +275,11 @@ def _md(dims, tag):
 
 class _Primitive:
     """A primitive and what a call needs besides its arrays: the descriptors of its
-    arguments (by oneDNN argument number), and the size of its scratch buffer."""
+    arguments (by oneDNN argument number), and the size of its scratch buffer.
+
+    Each thread that runs it keeps its own memory objects for each set of arguments (a call sets
+    their data pointers: one C call an array instead of a creation and a destruction, about 15 us
+    less a call), so threads may run one primitive at once."""
 
     def __init__(self, pd, mds: dict, owned_mds=()):
         self.pd = pd
@@ -280,6 +290,7 @@ class _Primitive:
         scratch = _lib.dnnl_primitive_desc_query_md(pd, _Q_SCRATCHPAD_MD, 0)
         self.scratch_md = scratch
         self.scratch_bytes = _lib.dnnl_memory_desc_get_size(scratch) if scratch else 0
+        self._bound: dict = {}  # (thread, argument numbers) -> (_Arg array, memory objects)
 
     def impl(self) -> str:
         s = ctypes.c_char_p()
@@ -287,33 +298,53 @@ class _Primitive:
                "implementation query")
         return s.value.decode()
 
-    def run(self, arrays: dict):
-        """Execute with ``{argument: array}`` (each array laid out as its descriptor says)."""
+    def _bind(self, key):
+        """The calling thread's ``_Arg`` array and memory objects for the arguments ``key[1]``
+        (and the scratch buffer, last), made on its first call with them."""
+        numbers = list(key[1]) + ([_ARG_SCRATCHPAD] if self.scratch_bytes else [])
+        args = (_Arg * len(numbers))()
         mems = []
         try:
-            items = list(arrays.items())
-            scratch = None
-            if self.scratch_bytes:
-                scratch = np.empty(self.scratch_bytes, np.uint8)
-                items.append((_ARG_SCRATCHPAD, scratch))
-            args = (_Arg * len(items))()
-            for i, (arg, a) in enumerate(items):
+            for i, arg in enumerate(numbers):
                 m = _P()
                 md = self.scratch_md if arg == _ARG_SCRATCHPAD else self.mds[arg]
-                _check(_lib.dnnl_memory_create(ctypes.byref(m), md, _engine, a.ctypes.data), "memory creation")
+                _check(_lib.dnnl_memory_create(ctypes.byref(m), md, _engine, None), "memory creation")
                 mems.append(m)
                 args[i].arg, args[i].memory = arg, m
-            stream = _stream()
-            _check(_lib.dnnl_primitive_execute(self.prim, stream, len(items), ctypes.cast(args, _P)), "execution")
-            _check(_lib.dnnl_stream_wait(stream), "stream wait")
-        finally:
+        except Exception:
             for m in mems:
                 _lib.dnnl_memory_destroy(m)
+            raise
+        bound = self._bound[key] = (args, tuple(mems), ctypes.cast(args, _P))
+        return bound
+
+    def run(self, arrays: dict):
+        """Execute with ``{argument: array}`` (each array laid out as its descriptor says)."""
+        key = (threading.get_ident(), tuple(arrays))
+        bound = self._bound.get(key)
+        if bound is None:
+            bound = self._bind(key)
+        _, mems, pointer = bound
+        set_handle = _lib.dnnl_memory_set_data_handle
+        failed = 0
+        for m, a in zip(mems, arrays.values()):
+            failed |= set_handle(m, a.ctypes.data)
+        scratch = None
+        if self.scratch_bytes:  # a buffer per call: calls may run at once
+            scratch = np.empty(self.scratch_bytes, np.uint8)
+            failed |= set_handle(mems[-1], scratch.ctypes.data)
+        _check(failed, "setting a memory's data")
+        stream = _stream()
+        _check(_lib.dnnl_primitive_execute(self.prim, stream, len(mems), pointer), "execution")
+        _check(_lib.dnnl_stream_wait(stream), "stream wait")
 
     def __del__(self):  # pragma: no cover - the cache keeps primitives for the process's life
         lib = _lib
         if lib is None:
             return
+        for _, mems, _ in self._bound.values():
+            for m in mems:
+                lib.dnnl_memory_destroy(m)
         lib.dnnl_primitive_destroy(self.prim)
         lib.dnnl_primitive_desc_destroy(self.pd)
         for m in self._owned:

@@ -113,6 +113,21 @@ def test_repeatable_and_safe_from_several_threads():
     for t in threads:
         t.join()
     assert failures == []
+    # each thread ran the primitives on memory objects of its own (threads may share a primitive)
+    conv = _onednn._primitives("forward", x.shape, w.shape, dy.shape, *geometry)
+    assert {t.ident for t in threads} <= {thread for thread, _ in conv.main._bound}
+
+
+@pytest.mark.parametrize("env, want", [({}, ("PASSIVE", "30000")),
+                                       ({"OMP_WAIT_POLICY": "ACTIVE"}, ("ACTIVE", None)),
+                                       ({"GOMP_SPINCOUNT": "0"}, (None, "0"))])
+def test_openmp_threads_spin_briefly_unless_the_user_says(env, want):
+    code = ("import os; from dflow.ops import _onednn; assert _onednn.available()\n"
+            "print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))")
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    out = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == [str(v) for v in want]
 
 
 def test_what_it_does_not_run_falls_back():
