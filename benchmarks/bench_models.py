@@ -158,8 +158,10 @@ def interleave(python: str, rounds: int, steps: int = 5) -> None:
         dflow_burst(step), tf_burst(label)
     for r in range(rounds):
         for label, step in ours.items():
-            d, t = (dflow_burst(step), tf_burst(label)) if r % 2 else tuple(reversed((tf_burst(label),
-                                                                                    dflow_burst(step))))
+            if r % 2:  # each side first in turn
+                d, t = dflow_burst(step), tf_burst(label)
+            else:
+                t, d = tf_burst(label), dflow_burst(step)
             times[label][0].append(d * 1e3)
             times[label][1].append(t * 1e3)
     server.stdin.close()

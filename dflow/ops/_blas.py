@@ -454,8 +454,9 @@ def matmul(a, b, bias=None, finish=None):
                 and a.dtype == b.dtype == np.float32 and a.shape[1] == b.shape[0]
                 and (bias is None or type(bias) is np.ndarray)):
             # oneDNN's products (TF's) from here: the CNN's 64 x 3136 x 1024 dense layer 2.1 ms against
-            # 3.5 in blocks. Smaller ones stay on OpenBLAS: 256 x 512 x 512 took 1.26 ms against 0.72,
-            # and a transposed operand up to 2.4 times as long (oneDNN 3.2).
+            # 3.5 in blocks. Smaller ones stay on OpenBLAS (256 x 512 x 512 took 1.26 ms against 0.72,
+            # and a transposed operand up to 2.4 times as long, oneDNN 3.2) unless thin, or once
+            # layers run on oneDNN's teams (_onednn.layers_on_teams).
             out = _onednn.matmul(a, b, bias, finish)
             if out is not None:
                 return out

@@ -21,6 +21,7 @@ elements (below that numpy's calls cost little and the numpy kernels run).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -31,6 +32,7 @@ from dflow.ops import _blas
 ELEMENTS = 1 << 10  # arrays this large or larger go through the compiled loops
 
 _OFF = ("0", "off", "false", "no")
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _lock = threading.Lock()
 _module = None  # numba, once imported
 _why_not = None  # why Numba is not used, once looked for
@@ -61,11 +63,16 @@ def available() -> bool:
     return _enabled and _load() is not None
 
 
-def set_enabled(on: bool) -> bool:
-    """Turns the compiled loops on or off in this process (tests, benchmarks); returns the old setting."""
+@contextlib.contextmanager
+def disabled():
+    """Within it, the kernels run on numpy in the whole process (tests, benchmarks; unlike
+    ``_onednn.disabled``, which is the calling thread's: a session may run kernels on others)."""
     global _enabled
-    before, _enabled = _enabled, bool(on)
-    return before
+    before, _enabled = _enabled, False
+    try:
+        yield
+    finally:
+        _enabled = before
 
 
 def why_not() -> str | None:
@@ -84,8 +91,6 @@ def usable(*arrays) -> bool:
             return False
     return available()
 
-
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def kernel(loop):

@@ -6,7 +6,7 @@ channel layer at about a third of oneDNN's speed: OpenBLAS is slow for products 
 columns wide, and im2col copies 25 times the input. oneDNN's direct kernels (``brgconv``,
 AVX-512 where the CPU has it) read the input in place. The library comes from Intel's
 ``onednn-cpu-gomp`` wheel (one shared library, OpenMP threads from the system's libgomp) and
-is reached through its C API with ``ctypes``; where it is missing (not Linux x86-64, or
+is reached through its C API with ``ctypes`` (declared in ``_dnnl``); where it is missing (not Linux x86-64, or
 ``DFLOW_ONEDNN=0``), or a case is outside what it runs here, ``available()``/the entry points
 say so (``None``) and the numpy kernels run.
 
@@ -20,9 +20,10 @@ What runs here, float32 only:
 * ``pool_forward`` and ``pool_backward``: max and average (over the unpadded elements) pools;
 * ``matmul``: two matrices, either a transposed view, with a bias row and ReLU.
 
-Each distinct case's primitives are built once and cached; a call creates only its memory
-handles and its scratch buffer, so concurrent calls from several threads are safe (oneDNN's
-primitives are stateless once created; each thread has its own stream). A primitive is built
+Each distinct case's primitives are built once and cached; each thread keeps its own memory
+objects for a primitive, and a call sets their data pointers and makes its scratch buffer, so
+concurrent calls from several threads are safe (oneDNN's primitives are stateless once created;
+each thread has its own stream). A primitive is built
 for the calling thread's OpenMP team (``_team``): the BLAS pool's size, or one thread in a
 forked child (libgomp's team does not survive ``fork()``) and where ``one_thread_here`` says.
 """
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import importlib.metadata
 import os
 import sys
 import threading
@@ -40,35 +40,7 @@ from collections import OrderedDict
 import numpy as np
 
 from dflow.ops import _blas
-
-# -- oneDNN 3.x's C API constants (dnnl_types.h; stable across 3.x) --------------------------
-_CPU = 1
-_F32 = 3
-_ANY = 1
-_TAGS = {(2, False): (22, 28), (2, True): (5, 28),  # (spatial rank, channels first): (data, filter)
-         (3, False): (33, 38), (3, True): (6, 38)}
-_TAG_X = 2
-_TAG_AB, _TAG_BA = 3, 14  # a matrix row-major, and column-major (a transposed view)
-_FORWARD_TRAINING = 64
-_FORWARD_INFERENCE = 96
-_POOL_MAX, _POOL_AVG = 511, 1023  # the average excludes padding, as TF's AvgPool
-_DIRECT = 1
-_ELTWISE_RELU = 32
-_SCRATCHPAD_USER = 1
-ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS = 1, 17, 33, 41
-ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS = 129, 145, 161
-ARG_WORKSPACE = 64
-_ARG_SCRATCHPAD = 80
-_Q_WEIGHTS_MD, _Q_DIFF_WEIGHTS_MD, _Q_WORKSPACE_MD, _Q_SCRATCHPAD_MD, _Q_IMPL = 131, 132, 135, 136, 8
-_MAX_DIMS = 12
-
-_P = ctypes.c_void_p
-_Dims = ctypes.c_int64 * _MAX_DIMS
-
-
-class _Arg(ctypes.Structure):
-    _fields_ = [("arg", ctypes.c_int), ("memory", _P)]
-
+from dflow.ops import _dnnl as api
 
 _lib = None
 _omp_set_num_threads = None
@@ -80,27 +52,6 @@ _streams = threading.local()
 
 _OFF = ("0", "off", "false", "no")
 SPIN_COUNT = 30_000  # libgomp's GOMP_SPINCOUNT, unless the user sets it or OMP_WAIT_POLICY
-
-
-def _library_path():
-    """The path of ``libdnnl.so.3``: ``$DFLOW_ONEDNN`` if set to a path, else where the
-    ``onednn-cpu-gomp`` wheel put it, else the loader's search path."""
-    setting = os.environ.get("DFLOW_ONEDNN", "")
-    if setting:
-        return setting
-    for dist in ("onednn-cpu-gomp", "onednn"):
-        try:
-            files = importlib.metadata.distribution(dist).files or ()
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        for f in files:
-            if f.name == "libdnnl.so.3":
-                return str(f.locate())
-    for prefix in (sys.prefix, sys.base_prefix):
-        path = os.path.join(prefix, "lib", "libdnnl.so.3")
-        if os.path.isfile(path):
-            return path
-    return "libdnnl.so.3"
 
 
 def _load():
@@ -126,66 +77,23 @@ def _load():
             os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
             os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
         try:
-            lib = ctypes.CDLL(_library_path())
+            lib = ctypes.CDLL(api.library_path())
         except OSError as e:
             _why_not = f"libdnnl.so.3 was not loaded ({e}); install onednn-cpu-gomp"
             return None
-        for name, restype, argtypes in _SIGNATURES:
-            fn = getattr(lib, name)
-            fn.restype, fn.argtypes = restype, argtypes
+        api.declare(lib)
         try:  # the OpenMP runtime libdnnl runs on, loaded with it
             omp = ctypes.CDLL("libgomp.so.1").omp_set_num_threads
             omp.argtypes, omp.restype = [ctypes.c_int], None
         except (OSError, AttributeError) as e:
             _why_not = f"libgomp.so.1 not found beside libdnnl.so.3 ({e})"
             return None
-        engine = _P()
-        if lib.dnnl_engine_create(ctypes.byref(engine), _CPU, 0) != 0:
+        engine = api.P()
+        if lib.dnnl_engine_create(ctypes.byref(engine), api.CPU, 0) != 0:
             _why_not = "oneDNN has no CPU engine"
             return None
         _engine, _omp_set_num_threads, _lib = engine, omp, lib
         return lib
-
-
-_PP = ctypes.POINTER(_P)
-_SIGNATURES = [
-    ("dnnl_engine_create", ctypes.c_int, [_PP, ctypes.c_int, ctypes.c_size_t]),
-    ("dnnl_stream_create", ctypes.c_int, [_PP, _P, ctypes.c_uint]),
-    ("dnnl_stream_wait", ctypes.c_int, [_P]),
-    ("dnnl_memory_desc_create_with_tag", ctypes.c_int, [_PP, ctypes.c_int, _Dims, ctypes.c_int, ctypes.c_int]),
-    ("dnnl_memory_desc_create_with_strides", ctypes.c_int, [_PP, ctypes.c_int, _Dims, ctypes.c_int, _Dims]),
-    ("dnnl_memory_desc_destroy", ctypes.c_int, [_P]),
-    ("dnnl_memory_desc_get_size", ctypes.c_size_t, [_P]),
-    ("dnnl_memory_desc_equal", ctypes.c_int, [_P, _P]),
-    ("dnnl_memory_create", ctypes.c_int, [_PP, _P, _P, _P]),
-    ("dnnl_memory_destroy", ctypes.c_int, [_P]),
-    ("dnnl_memory_set_data_handle", ctypes.c_int, [_P, _P]),
-    ("dnnl_primitive_attr_create", ctypes.c_int, [_PP]),
-    ("dnnl_primitive_attr_destroy", ctypes.c_int, [_P]),
-    ("dnnl_primitive_attr_set_scratchpad_mode", ctypes.c_int, [_P, ctypes.c_int]),
-    ("dnnl_primitive_attr_set_post_ops", ctypes.c_int, [_P, _P]),
-    ("dnnl_post_ops_create", ctypes.c_int, [_PP]),
-    ("dnnl_post_ops_destroy", ctypes.c_int, [_P]),
-    ("dnnl_post_ops_append_eltwise", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_float, ctypes.c_float]),
-    ("dnnl_convolution_forward_primitive_desc_create", ctypes.c_int,
-     [_PP, _P, ctypes.c_int, ctypes.c_int, _P, _P, _P, _P, _Dims, _Dims, _Dims, _Dims, _P]),
-    ("dnnl_convolution_backward_data_primitive_desc_create", ctypes.c_int,
-     [_PP, _P, ctypes.c_int, _P, _P, _P, _Dims, _Dims, _Dims, _Dims, _P, _P]),
-    ("dnnl_convolution_backward_weights_primitive_desc_create", ctypes.c_int,
-     [_PP, _P, ctypes.c_int, _P, _P, _P, _P, _Dims, _Dims, _Dims, _Dims, _P, _P]),
-    ("dnnl_pooling_forward_primitive_desc_create", ctypes.c_int,
-     [_PP, _P, ctypes.c_int, ctypes.c_int, _P, _P, _Dims, _Dims, _Dims, _Dims, _Dims, _P]),
-    ("dnnl_pooling_backward_primitive_desc_create", ctypes.c_int,
-     [_PP, _P, ctypes.c_int, _P, _P, _Dims, _Dims, _Dims, _Dims, _Dims, _P, _P]),
-    ("dnnl_matmul_primitive_desc_create", ctypes.c_int, [_PP, _P, _P, _P, _P, _P, _P]),
-    ("dnnl_reorder_primitive_desc_create", ctypes.c_int, [_PP, _P, _P, _P, _P, _P]),
-    ("dnnl_primitive_desc_query_md", _P, [_P, ctypes.c_int, ctypes.c_int]),
-    ("dnnl_primitive_desc_query", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, _P]),
-    ("dnnl_primitive_desc_destroy", ctypes.c_int, [_P]),
-    ("dnnl_primitive_create", ctypes.c_int, [_PP, _P]),
-    ("dnnl_primitive_destroy", ctypes.c_int, [_P]),
-    ("dnnl_primitive_execute", ctypes.c_int, [_P, _P, ctypes.c_int, _P]),
-]
 
 
 _enabled = threading.local()
@@ -226,7 +134,7 @@ def _stream():
     """This thread's stream."""
     s = getattr(_streams, "stream", None)
     if s is None:
-        s = _P()
+        s = api.P()
         _check(_lib.dnnl_stream_create(ctypes.byref(s), _engine, 1), "stream creation")
         _streams.stream = s
     return s
@@ -267,8 +175,8 @@ def one_thread_here() -> None:
 
 
 def _md(dims, tag):
-    m = _P()
-    _check(_lib.dnnl_memory_desc_create_with_tag(ctypes.byref(m), len(dims), _Dims(*dims), _F32, tag),
+    m = api.P()
+    _check(_lib.dnnl_memory_desc_create_with_tag(ctypes.byref(m), len(dims), api.Dims(*dims), api.F32, tag),
            "memory descriptor creation")
     return m
 
@@ -283,31 +191,31 @@ class _Primitive:
 
     def __init__(self, pd, mds: dict, owned_mds=()):
         self.pd = pd
-        self.prim = _P()
+        self.prim = api.P()
         _check(_lib.dnnl_primitive_create(ctypes.byref(self.prim), pd), "primitive creation")
         self.mds = mds
         self._owned = list(owned_mds)
-        scratch = _lib.dnnl_primitive_desc_query_md(pd, _Q_SCRATCHPAD_MD, 0)
+        scratch = _lib.dnnl_primitive_desc_query_md(pd, api.Q_SCRATCHPAD_MD, 0)
         self.scratch_md = scratch
         self.scratch_bytes = _lib.dnnl_memory_desc_get_size(scratch) if scratch else 0
-        self._bound: dict = {}  # (thread, argument numbers) -> (_Arg array, memory objects)
+        self._bound: dict = {}  # (thread, argument numbers) -> (api.Arg array, memory objects)
 
     def impl(self) -> str:
         s = ctypes.c_char_p()
-        _check(_lib.dnnl_primitive_desc_query(self.pd, _Q_IMPL, 0, ctypes.cast(ctypes.pointer(s), _P)),
+        _check(_lib.dnnl_primitive_desc_query(self.pd, api.Q_IMPL, 0, ctypes.cast(ctypes.pointer(s), api.P)),
                "implementation query")
         return s.value.decode()
 
     def _bind(self, key):
-        """The calling thread's ``_Arg`` array and memory objects for the arguments ``key[1]``
+        """The calling thread's ``api.Arg`` array and memory objects for the arguments ``key[1]``
         (and the scratch buffer, last), made on its first call with them."""
-        numbers = list(key[1]) + ([_ARG_SCRATCHPAD] if self.scratch_bytes else [])
-        args = (_Arg * len(numbers))()
+        numbers = list(key[1]) + ([api.ARG_SCRATCHPAD] if self.scratch_bytes else [])
+        args = (api.Arg * len(numbers))()
         mems = []
         try:
             for i, arg in enumerate(numbers):
-                m = _P()
-                md = self.scratch_md if arg == _ARG_SCRATCHPAD else self.mds[arg]
+                m = api.P()
+                md = self.scratch_md if arg == api.ARG_SCRATCHPAD else self.mds[arg]
                 _check(_lib.dnnl_memory_create(ctypes.byref(m), md, _engine, None), "memory creation")
                 mems.append(m)
                 args[i].arg, args[i].memory = arg, m
@@ -315,7 +223,7 @@ class _Primitive:
             for m in mems:
                 _lib.dnnl_memory_destroy(m)
             raise
-        bound = self._bound[key] = (args, tuple(mems), ctypes.cast(args, _P))
+        bound = self._bound[key] = (args, tuple(mems), ctypes.cast(args, api.P))
         return bound
 
     def run(self, arrays: dict):
@@ -352,24 +260,24 @@ class _Primitive:
 
 
 def _reorder(src_md, dst_md) -> _Primitive:
-    pd = _P()
+    pd = api.P()
     attr = _attr(relu=False)  # a scratch buffer of the call's own, as every primitive here
     try:
         _check(_lib.dnnl_reorder_primitive_desc_create(ctypes.byref(pd), src_md, _engine, dst_md, _engine, attr),
                "reorder creation")
     finally:
         _lib.dnnl_primitive_attr_destroy(attr)
-    return _Primitive(pd, {ARG_SRC: src_md, ARG_DST: dst_md})
+    return _Primitive(pd, {api.ARG_SRC: src_md, api.ARG_DST: dst_md})
 
 
 def _attr(relu: bool):
-    attr = _P()
+    attr = api.P()
     _check(_lib.dnnl_primitive_attr_create(ctypes.byref(attr)), "attribute creation")
-    _check(_lib.dnnl_primitive_attr_set_scratchpad_mode(attr, _SCRATCHPAD_USER), "scratchpad mode")
+    _check(_lib.dnnl_primitive_attr_set_scratchpad_mode(attr, api.SCRATCHPAD_USER), "scratchpad mode")
     if relu:
-        post = _P()
+        post = api.P()
         _check(_lib.dnnl_post_ops_create(ctypes.byref(post)), "post-op creation")
-        _check(_lib.dnnl_post_ops_append_eltwise(post, _ELTWISE_RELU, 0.0, 0.0), "ReLU post-op")
+        _check(_lib.dnnl_post_ops_append_eltwise(post, api.ELTWISE_RELU, 0.0, 0.0), "ReLU post-op")
         _check(_lib.dnnl_primitive_attr_set_post_ops(attr, post), "post-ops")
         _lib.dnnl_post_ops_destroy(post)
     return attr
@@ -381,7 +289,7 @@ class _Geometry:
 
     def __init__(self, x_shape, w_shape, y_shape, strides, dilations, pads, channels_first):
         rank = len(w_shape) - 2
-        self.tags = _TAGS[(rank, channels_first)]
+        self.tags = api.TAGS[(rank, channels_first)]
         self.src = [x_shape[0], x_shape[1], *x_shape[2:]] if channels_first else [x_shape[0], x_shape[-1],
                                                                                    *x_shape[1:-1]]
         self.dst = [y_shape[0], y_shape[1], *y_shape[2:]] if channels_first else [y_shape[0], y_shape[-1],
@@ -399,11 +307,11 @@ class _Geometry:
                 steps.insert(0, inner)
                 inner *= k
             self.weight_strides = [co // self.groups, 1, co, *steps]
-        self.strides = _Dims(*strides)
-        self.dilations = _Dims(*(d - 1 for d in dilations))
-        self.pad_l = _Dims(*(b for b, _ in pads))
+        self.strides = api.Dims(*strides)
+        self.dilations = api.Dims(*(d - 1 for d in dilations))
+        self.pad_l = api.Dims(*(b for b, _ in pads))
         # oneDNN's right padding is what makes its output size exact (TF may pad less).
-        self.pad_r = _Dims(*((o - 1) * s + (k - 1) * d + 1 - i - b for o, s, k, d, i, (b, _) in zip(
+        self.pad_r = api.Dims(*((o - 1) * s + (k - 1) * d + 1 - i - b for o, s, k, d, i, (b, _) in zip(
             self.dst[2:], strides, window, dilations, self.src[2:], pads)))
 
     def descriptors(self):
@@ -411,12 +319,12 @@ class _Geometry:
         if self.weight_strides is None:
             w_plain = _md(self.weights, filt)
         else:
-            w_plain = _P()
+            w_plain = api.P()
             _check(_lib.dnnl_memory_desc_create_with_strides(ctypes.byref(w_plain), len(self.weights),
-                                                             _Dims(*self.weights), _F32,
-                                                             _Dims(*self.weight_strides)),
+                                                             api.Dims(*self.weights), api.F32,
+                                                             api.Dims(*self.weight_strides)),
                    "memory descriptor creation")
-        return _md(self.src, data), w_plain, _md(self.weights, _ANY), _md(self.dst, data)
+        return _md(self.src, data), w_plain, _md(self.weights, api.ANY), _md(self.dst, data)
 
 
 class _Conv:
@@ -428,33 +336,33 @@ class _Conv:
         owned = [src, w_plain, w_any, dst]
         attr = _attr(relu)
         try:
-            fwd = _P()
-            bias_md = _md([g.dst[1]], _TAG_X) if bias else None
+            fwd = api.P()
+            bias_md = _md([g.dst[1]], api.TAG_X) if bias else None
             if bias_md is not None:
                 owned.append(bias_md)
             _check(_lib.dnnl_convolution_forward_primitive_desc_create(
-                ctypes.byref(fwd), _engine, _FORWARD_TRAINING, _DIRECT, src, w_any, bias_md, dst, g.strides,
+                ctypes.byref(fwd), _engine, api.FORWARD_TRAINING, api.DIRECT, src, w_any, bias_md, dst, g.strides,
                 g.dilations, g.pad_l, g.pad_r, attr if kind == "forward" else None), "convolution descriptor")
             if kind == "forward":
-                w_md = _lib.dnnl_primitive_desc_query_md(fwd, _Q_WEIGHTS_MD, 0)
-                mds = {ARG_SRC: src, ARG_WEIGHTS: w_md, ARG_DST: dst}
+                w_md = _lib.dnnl_primitive_desc_query_md(fwd, api.Q_WEIGHTS_MD, 0)
+                mds = {api.ARG_SRC: src, api.ARG_WEIGHTS: w_md, api.ARG_DST: dst}
                 if bias_md is not None:
-                    mds[ARG_BIAS] = bias_md
+                    mds[api.ARG_BIAS] = bias_md
                 self.main = _Primitive(fwd, mds, owned)
             else:
-                pd = _P()
+                pd = api.P()
                 if kind == "backward_data":
                     _check(_lib.dnnl_convolution_backward_data_primitive_desc_create(
-                        ctypes.byref(pd), _engine, _DIRECT, src, w_any, dst, g.strides, g.dilations, g.pad_l,
+                        ctypes.byref(pd), _engine, api.DIRECT, src, w_any, dst, g.strides, g.dilations, g.pad_l,
                         g.pad_r, fwd, attr), "input gradient descriptor")
-                    w_md = _lib.dnnl_primitive_desc_query_md(pd, _Q_WEIGHTS_MD, 0)
-                    mds = {ARG_DIFF_DST: dst, ARG_WEIGHTS: w_md, ARG_DIFF_SRC: src}
+                    w_md = _lib.dnnl_primitive_desc_query_md(pd, api.Q_WEIGHTS_MD, 0)
+                    mds = {api.ARG_DIFF_DST: dst, api.ARG_WEIGHTS: w_md, api.ARG_DIFF_SRC: src}
                 else:
                     _check(_lib.dnnl_convolution_backward_weights_primitive_desc_create(
-                        ctypes.byref(pd), _engine, _DIRECT, src, w_any, None, dst, g.strides, g.dilations,
+                        ctypes.byref(pd), _engine, api.DIRECT, src, w_any, None, dst, g.strides, g.dilations,
                         g.pad_l, g.pad_r, fwd, attr), "filter gradient descriptor")
-                    w_md = _lib.dnnl_primitive_desc_query_md(pd, _Q_DIFF_WEIGHTS_MD, 0)
-                    mds = {ARG_SRC: src, ARG_DIFF_DST: dst, ARG_DIFF_WEIGHTS: w_md}
+                    w_md = _lib.dnnl_primitive_desc_query_md(pd, api.Q_DIFF_WEIGHTS_MD, 0)
+                    mds = {api.ARG_SRC: src, api.ARG_DIFF_DST: dst, api.ARG_DIFF_WEIGHTS: w_md}
                 self.main = _Primitive(pd, mds, owned)
                 self._hint = fwd  # the forward descriptor the gradient's refers to
         finally:
@@ -473,7 +381,7 @@ class _Conv:
         if self.w_plain:
             return w
         out = np.empty(self.w_elements, np.float32)
-        self.reorder.run({ARG_SRC: w, ARG_DST: out})
+        self.reorder.run({api.ARG_SRC: w, api.ARG_DST: out})
         return out
 
 
@@ -485,10 +393,10 @@ _UNSUPPORTED = object()
 def _cached(key, build):
     """The primitives of ``key`` for the calling thread's team (``build()`` on the first call),
     or None where oneDNN has no kernel for the case (the numpy kernels run it)."""
+    global _layers_on_teams
     team = _team()
     key = (*key, team)
-    if team > 1 and key[0] != "matmul":
-        global _layers_on_teams
+    if team > 1 and not _layers_on_teams and key[0] != "matmul":
         _layers_on_teams = True
     with _lock:
         found = _cache.get(key)
@@ -560,9 +468,9 @@ def conv_forward(x, w, y_shape, strides, dilations, pads, channels_first, bias=N
     if conv is None:
         return None
     y = np.empty(y_shape, np.float32)
-    args = {ARG_SRC: _c(x), ARG_WEIGHTS: conv.filter_in(_c(w)), ARG_DST: y}
+    args = {api.ARG_SRC: _c(x), api.ARG_WEIGHTS: conv.filter_in(_c(w)), api.ARG_DST: y}
     if bias is not None:
-        args[ARG_BIAS] = _c(bias)
+        args[api.ARG_BIAS] = _c(bias)
     conv.main.run(args)
     return _finished(y, finish)
 
@@ -577,7 +485,7 @@ def conv_backward_data(w, dy, x_shape, strides, dilations, pads, channels_first)
     if conv is None:
         return None
     dx = np.empty(x_shape, np.float32)
-    conv.main.run({ARG_DIFF_DST: _c(dy), ARG_WEIGHTS: conv.filter_in(_c(w)), ARG_DIFF_SRC: dx})
+    conv.main.run({api.ARG_DIFF_DST: _c(dy), api.ARG_WEIGHTS: conv.filter_in(_c(w)), api.ARG_DIFF_SRC: dx})
     return dx
 
 
@@ -592,11 +500,11 @@ def conv_backward_filter(x, dy, w_shape, strides, dilations, pads, channels_firs
         return None
     dw = np.empty(w_shape, np.float32)
     if conv.w_plain:
-        conv.main.run({ARG_SRC: _c(x), ARG_DIFF_DST: _c(dy), ARG_DIFF_WEIGHTS: dw})
+        conv.main.run({api.ARG_SRC: _c(x), api.ARG_DIFF_DST: _c(dy), api.ARG_DIFF_WEIGHTS: dw})
     else:
         blocked = np.empty(conv.w_elements, np.float32)
-        conv.main.run({ARG_SRC: _c(x), ARG_DIFF_DST: _c(dy), ARG_DIFF_WEIGHTS: blocked})
-        conv.reorder.run({ARG_SRC: blocked, ARG_DST: dw})
+        conv.main.run({api.ARG_SRC: _c(x), api.ARG_DIFF_DST: _c(dy), api.ARG_DIFF_WEIGHTS: blocked})
+        conv.reorder.run({api.ARG_SRC: blocked, api.ARG_DST: dw})
     return dw
 
 
@@ -618,32 +526,32 @@ class _Pool:
 
     def __init__(self, backward: bool, x_shape, y_shape, ksize, strides, pads, channels_first, average):
         rank = len(x_shape) - 2
-        tag = _TAGS[(rank, channels_first)][0]
+        tag = api.TAGS[(rank, channels_first)][0]
         g = _Geometry(x_shape, (*ksize, x_shape[1 if channels_first else -1], 1), y_shape, strides,
                       (1,) * rank, pads, channels_first)
         src, dst = _md(g.src, tag), _md(g.dst, tag)
         owned = [src, dst]
-        alg = _POOL_AVG if average else _POOL_MAX
-        kernel, no_dilation = _Dims(*ksize), _Dims(*([0] * rank))
+        alg = api.POOL_AVG if average else api.POOL_MAX
+        kernel, no_dilation = api.Dims(*ksize), api.Dims(*([0] * rank))
         attr = _attr(relu=False)
         try:
-            fwd = _P()
+            fwd = api.P()
             _check(_lib.dnnl_pooling_forward_primitive_desc_create(
-                ctypes.byref(fwd), _engine, _FORWARD_TRAINING if backward else _FORWARD_INFERENCE, alg, src, dst,
+                ctypes.byref(fwd), _engine, api.FORWARD_TRAINING if backward else api.FORWARD_INFERENCE, alg, src, dst,
                 g.strides, kernel, no_dilation, g.pad_l, g.pad_r, attr), "pooling descriptor")
             if not backward:
-                self.main = _Primitive(fwd, {ARG_SRC: src, ARG_DST: dst}, owned)
+                self.main = _Primitive(fwd, {api.ARG_SRC: src, api.ARG_DST: dst}, owned)
                 return
-            ws = _lib.dnnl_primitive_desc_query_md(fwd, _Q_WORKSPACE_MD, 0)
+            ws = _lib.dnnl_primitive_desc_query_md(fwd, api.Q_WORKSPACE_MD, 0)
             self.ws_bytes = _lib.dnnl_memory_desc_get_size(ws) if ws else 0
-            bwd = _P()
+            bwd = api.P()
             _check(_lib.dnnl_pooling_backward_primitive_desc_create(
                 ctypes.byref(bwd), _engine, alg, src, dst, g.strides, kernel, no_dilation, g.pad_l, g.pad_r, fwd,
                 attr), "pooling gradient descriptor")
-            mds = {ARG_DIFF_DST: dst, ARG_DIFF_SRC: src}
+            mds = {api.ARG_DIFF_DST: dst, api.ARG_DIFF_SRC: src}
             if self.ws_bytes:
-                mds[ARG_WORKSPACE] = ws
-                self.fwd = _Primitive(fwd, {ARG_SRC: src, ARG_DST: dst, ARG_WORKSPACE: ws})
+                mds[api.ARG_WORKSPACE] = ws
+                self.fwd = _Primitive(fwd, {api.ARG_SRC: src, api.ARG_DST: dst, api.ARG_WORKSPACE: ws})
             else:
                 _lib.dnnl_primitive_desc_destroy(fwd)
             self.main = _Primitive(bwd, mds, owned)
@@ -675,10 +583,10 @@ def pool_forward(x, y_shape, ksize, strides, pads, channels_first, average, keep
     y = np.empty(y_shape, np.float32)
     if keep and pool.ws_bytes:
         ws = np.empty(pool.ws_bytes, np.uint8)
-        pool.fwd.run({ARG_SRC: _c(x), ARG_DST: y, ARG_WORKSPACE: ws})
+        pool.fwd.run({api.ARG_SRC: _c(x), api.ARG_DST: y, api.ARG_WORKSPACE: ws})
         _keep_workspace(x, y, pool, ws)
         return y
-    pool.main.run({ARG_SRC: _c(x), ARG_DST: y})
+    pool.main.run({api.ARG_SRC: _c(x), api.ARG_DST: y})
     return y
 
 
@@ -709,17 +617,17 @@ def pool_backward(x, dy, ksize, strides, pads, channels_first, average, y=None):
     pool = _pool_primitives(True, x_shape, dy.shape, ksize, strides, pads, channels_first, average)
     if pool is None:
         return None
-    args = {ARG_DIFF_DST: _c(dy), ARG_DIFF_SRC: np.empty(x_shape, np.float32)}
+    args = {api.ARG_DIFF_DST: _c(dy), api.ARG_DIFF_SRC: np.empty(x_shape, np.float32)}
     if pool.ws_bytes:
         kept = _workspaces.get(id(y)) if y is not None else None
         if kept is not None and kept[0]() is x and kept[1]() is y and kept[2] is pool:
-            args[ARG_WORKSPACE] = kept[3]
+            args[api.ARG_WORKSPACE] = kept[3]
         else:
-            args[ARG_WORKSPACE] = np.empty(pool.ws_bytes, np.uint8)
-            pool.fwd.run({ARG_SRC: _c(x), ARG_DST: np.empty(dy.shape, np.float32),
-                          ARG_WORKSPACE: args[ARG_WORKSPACE]})
+            args[api.ARG_WORKSPACE] = np.empty(pool.ws_bytes, np.uint8)
+            pool.fwd.run({api.ARG_SRC: _c(x), api.ARG_DST: np.empty(dy.shape, np.float32),
+                          api.ARG_WORKSPACE: args[api.ARG_WORKSPACE]})
     pool.main.run(args)
-    return args[ARG_DIFF_SRC]
+    return args[api.ARG_DIFF_SRC]
 
 
 # -- matrix products ------------------------------------------------------------------------------
@@ -727,31 +635,31 @@ def pool_backward(x, dy, ksize, strides, pads, channels_first, average, y=None):
 
 class _MatMul:
     def __init__(self, m, k, n, a_tag, b_tag, bias, relu):
-        a, b, c = _md([m, k], a_tag), _md([k, n], b_tag), _md([m, n], _TAG_AB)
+        a, b, c = _md([m, k], a_tag), _md([k, n], b_tag), _md([m, n], api.TAG_AB)
         owned = [a, b, c]
-        bias_md = _md([1, n], _TAG_AB) if bias else None
+        bias_md = _md([1, n], api.TAG_AB) if bias else None
         if bias_md is not None:
             owned.append(bias_md)
         attr = _attr(relu)
         try:
-            pd = _P()
+            pd = api.P()
             _check(_lib.dnnl_matmul_primitive_desc_create(ctypes.byref(pd), _engine, a, b, bias_md, c, attr),
                    "matmul descriptor")
         finally:
             _lib.dnnl_primitive_attr_destroy(attr)
-        mds = {ARG_SRC: a, ARG_WEIGHTS: b, ARG_DST: c}
+        mds = {api.ARG_SRC: a, api.ARG_WEIGHTS: b, api.ARG_DST: c}
         if bias_md is not None:
-            mds[ARG_BIAS] = bias_md
+            mds[api.ARG_BIAS] = bias_md
         self.main = _Primitive(pd, mds, owned)
 
 
 def _matrix(a):
     """``(array, tag)``: ``a`` as oneDNN reads it, in place when row- or column-major."""
     if a.flags.c_contiguous:
-        return a, _TAG_AB
+        return a, api.TAG_AB
     if a.flags.f_contiguous:
-        return a, _TAG_BA
-    return np.ascontiguousarray(a), _TAG_AB
+        return a, api.TAG_BA
+    return np.ascontiguousarray(a), api.TAG_AB
 
 
 def matmul(a, b, bias=None, finish=None):
@@ -767,8 +675,8 @@ def matmul(a, b, bias=None, finish=None):
     if product is None:
         return None
     out = np.empty((m, n), np.float32)
-    args = {ARG_SRC: a, ARG_WEIGHTS: b, ARG_DST: out}
+    args = {api.ARG_SRC: a, api.ARG_WEIGHTS: b, api.ARG_DST: out}
     if bias is not None:
-        args[ARG_BIAS] = _c(bias)
+        args[api.ARG_BIAS] = _c(bias)
     product.main.run(args)
     return _finished(out, finish)

@@ -26,12 +26,11 @@ def _apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
         new = (var.copy(), m.copy(), v.copy())
         _adam_step(*new, alpha, beta1, beta2, epsilon, grad, use_nesterov)
         return new
-    outs = [np.empty(var.shape, var.dtype) for _ in range(3)]
     if _numba.usable(var, m, v, grad):
-        for target, source in zip(outs, (var, m, v)):
-            np.copyto(target, source)
-        _compiled_adam(*outs, alpha, beta1, beta2, epsilon, grad, use_nesterov)
-        return tuple(outs)
+        new = (var.copy(), m.copy(), v.copy())
+        _compiled_adam(*new, alpha, beta1, beta2, epsilon, grad, use_nesterov)
+        return new
+    outs = [np.empty(var.shape, var.dtype) for _ in range(3)]
 
     def step(var_, m_, v_, grad_, *new):  # copied a block at a time, while it is in cache
         for target, source in zip(new, (var_, m_, v_)):

@@ -1,7 +1,7 @@
 """The compiled loops (``dflow/ops/_numba.py``) give what the numpy kernels give, bit for bit.
 
 Adam and ReluGrad run on Numba from ``_numba.ELEMENTS`` elements; each case here runs the
-same update both ways (the numpy kernels under ``set_enabled(False)``) and compares the bits.
+same update both ways (the numpy kernels under ``_numba.disabled()``) and compares the bits.
 The numpy kernels themselves are checked against TF's figures in ``tests/train/test_optimizers.py``
 and ``tests/ops/test_nn_activations*.py``. Skipped where Numba is not installed.
 """
@@ -18,18 +18,6 @@ from dflow.ops.nn_activations import _relu_grad
 from dflow.train.adam import _apply_adam, _apply_adam_in_place
 
 pytestmark = pytest.mark.skipif(not _numba.available(), reason=f"Numba not used: {_numba.why_not()}")
-
-
-@pytest.fixture
-def numpy_kernels():
-    """A context: within it, the kernels run on numpy."""
-    class Off:
-        def __enter__(self):
-            self.before = _numba.set_enabled(False)
-
-        def __exit__(self, *exc):
-            _numba.set_enabled(self.before)
-    return Off()
 
 
 def _adam_case(dtype, size, seed=0, special=False):
@@ -52,9 +40,9 @@ def _adam_case(dtype, size, seed=0, special=False):
 @pytest.mark.parametrize("nesterov", [False, True])
 @pytest.mark.parametrize("size, special", [(1 << 10, False), (3 * 1031, True), (100_003, False),
                                            ((_blas.PARALLEL_ELEMENTS * 3) // 2 + 7, False)])
-def test_adam_equals_the_numpy_kernel_bit_for_bit(dtype, nesterov, size, special, numpy_kernels):
+def test_adam_equals_the_numpy_kernel_bit_for_bit(dtype, nesterov, size, special):
     var, m, v, grad, scalars = _adam_case(dtype, size, special=special)
-    with numpy_kernels, np.errstate(divide="ignore", invalid="ignore"):
+    with _numba.disabled(), np.errstate(divide="ignore", invalid="ignore"):
         want = [a.copy() for a in (var, m, v)]
         _apply_adam_in_place(*want, *scalars, grad, nesterov)
     assert _numba.usable(var, m, v, grad)
@@ -69,7 +57,7 @@ def test_adam_equals_the_numpy_kernel_bit_for_bit(dtype, nesterov, size, special
     np.testing.assert_array_equal(var, _adam_case(dtype, size, special=special)[0])
 
 
-def test_adam_training_step_matches_on_both_kernels(numpy_kernels):
+def test_adam_training_step_matches_on_both_kernels():
     """A model's whole Adam step (variables updated in place in a session) on either kernel."""
     def train(steps=3):
         g = tf.Graph()
@@ -85,7 +73,7 @@ def test_adam_training_step_matches_on_both_kernels(numpy_kernels):
                     sess.run(step)
                 return sess.run(tf.trainable_variables())
     compiled = train()
-    with numpy_kernels:
+    with _numba.disabled():
         numpy_ = train()
     assert compiled[0].size >= _numba.ELEMENTS
     for a, b in zip(compiled, numpy_):
@@ -94,14 +82,14 @@ def test_adam_training_step_matches_on_both_kernels(numpy_kernels):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(64, 28, 28, 32), (1024,), (3, 1001)])
-def test_relu_grad_equals_the_numpy_kernel_bit_for_bit(dtype, shape, numpy_kernels):
+def test_relu_grad_equals_the_numpy_kernel_bit_for_bit(dtype, shape):
     rng = np.random.default_rng(2)
     g = rng.standard_normal(shape).astype(dtype)
     x = rng.standard_normal(shape).astype(dtype)
     flat_g, flat_x = g.reshape(-1), x.reshape(-1)
     flat_g[:6] = [np.nan, np.inf, -np.inf, -1.5, 2.0, np.nan]
     flat_x[:6] = [-1.0, 0.0, -2.0, -0.0, np.nan, 3.0]  # nan * 0 and inf * 0 are nan; -1.5 * 0 is -0
-    with numpy_kernels, np.errstate(invalid="ignore"):
+    with _numba.disabled(), np.errstate(invalid="ignore"):
         want = _relu_grad(g, x)
     got = _relu_grad(g, x)
     assert _numba.usable(g, x) and got.shape == shape and got.dtype == dtype
@@ -119,11 +107,8 @@ def test_what_the_loops_take():
     assert not _numba.usable(big, big.astype(np.float64))  # mixed dtypes
     assert not _numba.usable(np.ones((64, 64), np.float32).T[:, ::2].copy(order="F"))
     assert not _numba.usable(np.ones(2 * _numba.ELEMENTS, np.float32)[::2])  # strided
-    before = _numba.set_enabled(False)
-    try:
+    with _numba.disabled():
         assert not _numba.usable(big) and not _numba.available()
-    finally:
-        _numba.set_enabled(before)
     assert _numba.usable(big)
 
 

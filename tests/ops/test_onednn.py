@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops import _blas, _onednn
+from dflow.ops import _blas, _dnnl, _onednn
 
 pytestmark = pytest.mark.skipif(not _onednn.available(), reason=f"oneDNN not used: {_onednn.why_not()}")
 
@@ -216,9 +216,9 @@ def test_a_max_pool_keeps_its_workspace_for_its_gradient(monkeypatch):
 
     monkeypatch.setattr(_onednn._Primitive, "run", counted)
     _pool_run(POOLS[0], average=False)
-    with_workspace = [r for r in runs if _onednn.ARG_WORKSPACE in r]
+    with_workspace = [r for r in runs if _dnnl.ARG_WORKSPACE in r]
     # once to record each window's maximum, once to read it: the gradient runs no forward pass
-    assert [_onednn.ARG_SRC in r for r in with_workspace] == [True, False]
+    assert [_dnnl.ARG_SRC in r for r in with_workspace] == [True, False]
     assert not _onednn._workspaces  # let go with the pool's output
 
 
