@@ -30,7 +30,8 @@ def per_call_us(fn, number: int, repeat: int = 7) -> float:
 
 def kernels() -> str:
     """Which kernels dflow's convolutions and large products, and its Adam and ReluGrad, run on here."""
-    from dflow.ops import _numba, _onednn
+    from dflow.kernels import numba_loops as _numba
+    from dflow.kernels import onednn as _onednn
 
     dnn = "oneDNN" if _onednn.available() else f"numpy and OpenBLAS ({_onednn.why_not()})"
     loops = "Numba" if _numba.available() else f"numpy ({_numba.why_not()})"

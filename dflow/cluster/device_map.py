@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import re
 
-from dflow.placement.device_spec import DeviceSpec
+from dflow.framework.device_spec import DeviceSpec
 
 _TASK_NAME = re.compile(r"^/job:([^/:]+)(?:/replica:(\d+))?/task:(\d+)/?$")
 _DIGITS = re.compile(r"(\d+)")

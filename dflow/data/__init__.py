@@ -25,7 +25,7 @@ from dflow.data.iterator_ops import (
     make_one_shot_iterator,
 )
 from dflow.data.readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
-from dflow.ops import parsing_ops as _parsing_ops  # noqa: F401 - tf.io.decode_csv
+from dflow.ops.io import parsing_ops as _parsing_ops  # noqa: F401 - tf.io.decode_csv
 
 Dataset = DatasetV1
 

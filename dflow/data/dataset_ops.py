@@ -35,9 +35,9 @@ from dflow.data.pipeline import (
 )
 from dflow.framework import dtypes, errors, nest
 from dflow.framework.graph import Tensor
+from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.constant_op import convert_to_tensor, to_numpy
-from dflow.ops.registry import constant_value
+from dflow.ops.array.constant_op import convert_to_tensor, to_numpy
 
 AUTOTUNE = -1
 export_value("data.experimental.AUTOTUNE", AUTOTUNE)
@@ -191,9 +191,9 @@ class DatasetV1(structure.HasElementSpec):
     def list_files(file_pattern, shuffle=None, seed=None, name=None) -> DatasetV1:
         """The files matching ``file_pattern`` (a glob or a list of globs) when the iterator is
         initialized, as scalar strings: sorted, then shuffled each epoch unless ``shuffle=False``."""
-        from dflow.ops.io_ops import matching_files
-        from dflow.ops.math_ops import maximum
-        from dflow.ops.shape_ops import shape as shape_of
+        from dflow.ops.array.shape_ops import shape as shape_of
+        from dflow.ops.io.io_ops import matching_files
+        from dflow.ops.math.math_ops import maximum
 
         names = matching_files(file_pattern)
         dataset = DatasetV1.from_tensor_slices(names)

@@ -46,7 +46,7 @@ def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
     """A transformation for ``apply``: each element, a vector of serialized ``Example`` protos, parsed by
     ``tf.io.parse_example(serialized, features)`` into a dict (a ``VarLenFeature`` or ``SparseFeature``
     gives a SparseTensor)."""
-    from dflow.ops.example_parsing import parse_example
+    from dflow.ops.io.example_parsing import parse_example
 
     if not features:
         raise ValueError("Argument `features` cannot be None.")

@@ -36,9 +36,9 @@ from dflow.data.pipeline import BuildContext, FunctionCache
 from dflow.data.prefetch import thread_state as pipeline_thread_state
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor
+from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.if_while_ops import variant
-from dflow.ops.registry import apply_op, not_differentiable, register
+from dflow.ops.control_flow.if_while_ops import variant
 
 # The dtype of an iterator handle (whose value is the session's IteratorResource
 # object): TF1's is ``resource``; dflow's opaque ``variant`` is the dtype that graph
@@ -302,7 +302,7 @@ class Iterator(structure.HasElementSpec):
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None) -> Iterator:
         """An iterator that reads whichever iterator ``string_handle`` (a string tensor, usually fed) names."""
-        from dflow.ops.constant_op import convert_to_tensor
+        from dflow.ops.array.constant_op import convert_to_tensor
 
         spec = structure.specs_from(output_types, output_shapes, output_classes)
         string_handle = convert_to_tensor(string_handle, dtype=dtypes.string)

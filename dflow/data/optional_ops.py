@@ -34,10 +34,10 @@ from dflow.data import structure
 from dflow.framework import dtypes, errors, nest
 from dflow.framework.composite import SparseTensor
 from dflow.framework.graph import Tensor, colocate_with, name_scope
+from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.framework.type_spec import SparseTensorSpec, TensorSpec, TypeSpec
-from dflow.ops.if_while_ops import variant
-from dflow.ops.registry import apply_op, not_differentiable, register
+from dflow.ops.control_flow.if_while_ops import variant
 
 _NO_VALUE = "The given optional does not have a value."
 

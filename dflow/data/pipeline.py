@@ -70,7 +70,7 @@ class FunctionCache:
     def get(self, graph):
         fn = self._compiled.get(graph)
         if fn is None:
-            from dflow.ops.if_while_ops import compile_function
+            from dflow.ops.control_flow.if_while_ops import compile_function
 
             with self._lock:
                 fn = self._compiled.get(graph)
@@ -521,7 +521,7 @@ class ShuffleSource:
     order when ``reshuffle``, else the same order every epoch."""
 
     def __init__(self, up_source, size: int, seed: int, seed2: int, reshuffle: bool):
-        from dflow.ops.random_ops import new_generator
+        from dflow.ops.random.random_ops import new_generator
 
         self.up_source = up_source
         self.size = size

@@ -31,7 +31,7 @@ from dflow.framework.composite import SparseTensor, SparseTensorValue
 from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.framework.type_spec import SparseTensorSpec
-from dflow.ops.constant_op import convert_to_tensor
+from dflow.ops.array.constant_op import convert_to_tensor
 
 
 class ComponentSpec:

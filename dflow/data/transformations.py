@@ -32,9 +32,9 @@ from dflow.data.prefetch import PrefetchIterator
 from dflow.data.vectorize import elementwise
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor
+from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape, as_shape
-from dflow.ops.constant_op import to_numpy
-from dflow.ops.registry import constant_value
+from dflow.ops.array.constant_op import to_numpy
 
 
 def _static_bool(value, name: str) -> bool:
@@ -313,7 +313,7 @@ class UnbatchDataset(UnaryDataset):
 
 class ShuffleDataset(_IntArgDataset):
     def __init__(self, input_dataset, buffer_size, seed=None, reshuffle_each_iteration=None):
-        from dflow.ops.random_ops import get_seed
+        from dflow.ops.random.random_ops import get_seed
 
         self._size = scalar_arg(buffer_size, "buffer_size")
         self._int_args = (self._size,)

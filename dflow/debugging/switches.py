@@ -12,7 +12,7 @@ or ``tf.add_check_numerics_ops()`` on a graph.
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.ops.unary_math_ops import is_finite, is_inf, is_nan
+from dflow.ops.math.unary_math_ops import is_finite, is_inf, is_nan
 from dflow.sessions.config import SESSION_DEFAULTS
 
 tf_export("debugging.is_finite")(is_finite)

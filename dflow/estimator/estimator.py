@@ -496,7 +496,8 @@ class Estimator:
             return self._evaluate_run(checkpoint_path, scaffold, update_op, eval_dict, all_hooks, steps, name)
 
     def _evaluate_build_graph(self, input_fn, hooks):
-        from dflow.ops import control_flow_ops, metrics_ops
+        from dflow.ops.control_flow import control_flow_ops
+        from dflow.ops.metrics import metrics_ops
 
         if self._config.tf_random_seed is not None:
             _graph.set_random_seed(self._config.tf_random_seed)

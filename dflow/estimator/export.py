@@ -179,7 +179,7 @@ class TensorServingInputReceiver(ServingInputReceiver):
 def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
     """A receiver fn feeding ``features`` (``{name: tensor}``) directly: one placeholder per feature."""
     from dflow.framework.tensor_shape import TensorShape
-    from dflow.ops.constant_op import placeholder
+    from dflow.ops.array.constant_op import placeholder
 
     if not isinstance(features, dict):
         features = {_SINGLE_FEATURE_DEFAULT_NAME: features}
@@ -199,8 +199,8 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
 @tf_export("estimator.export.build_parsing_serving_input_receiver_fn")
 def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
     """A receiver fn taking serialized ``tf.Example``s (``examples``) parsed with ``feature_spec``."""
-    from dflow.ops.constant_op import placeholder
-    from dflow.ops.example_parsing import parse_example
+    from dflow.ops.array.constant_op import placeholder
+    from dflow.ops.io.example_parsing import parse_example
 
     def serving_input_receiver_fn():
         serialized = placeholder(dtypes.string, [default_batch_size], name="input_example_tensor")

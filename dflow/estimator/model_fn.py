@@ -41,7 +41,7 @@ def _check_graph(value, what: str) -> None:
 
 
 def _validate_loss(loss):
-    from dflow.ops import array_ops
+    from dflow.ops.array import array_ops
 
     if not isinstance(loss, Tensor):
         raise TypeError(f"loss must be Tensor, given: {loss}")

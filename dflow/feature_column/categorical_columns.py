@@ -20,12 +20,13 @@ from dflow.feature_column.feature_column import (  # noqa: F401
 )
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor
-from dflow.ops import array_ops, math_ops
-from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.feature_ops import hashed_cross
-from dflow.ops.lookup_ops import vocabulary_lookup
-from dflow.ops.select_ops import where_v2
-from dflow.ops.string_ops import as_string, string_to_hash_bucket_fast
+from dflow.ops.array import array_ops
+from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.ops.array.select_ops import where_v2
+from dflow.ops.math import math_ops
+from dflow.ops.math.feature_ops import hashed_cross
+from dflow.ops.state.lookup_ops import vocabulary_lookup
+from dflow.ops.strings.string_ops import as_string, string_to_hash_bucket_fast
 
 # -- categorical columns ------------------------------------------------------------------------
 
@@ -194,7 +195,7 @@ class _CrossedColumn(_CategoricalColumn, collections.namedtuple(
         return self.hash_bucket_size
 
     def _transform_feature(self, builder):
-        from dflow.ops.creation_ops import fill
+        from dflow.ops.array.creation_ops import fill
 
         # TF1's sparse_cross takes its sparse inputs (categorical columns' ids) first, then
         # its dense ones (raw features), whatever the order of ``keys``; the hash depends on it.

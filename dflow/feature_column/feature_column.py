@@ -25,7 +25,7 @@ Names and variables follow TF1: ``input_layer/<column>/...``, embeddings in
 ``input_layer/<categorical>_embedding/embedding_weights``, linear weights in
 ``linear_model/<column>/weights`` and ``linear_model/bias_weights``, all in
 GLOBAL_VARIABLES and MODEL_VARIABLES (and TRAINABLE_VARIABLES when trainable).
-Hash buckets use FarmHash ``Fingerprint64`` (``dflow.ops.string_ops``), so a
+Hash buckets use FarmHash ``Fingerprint64`` (``dflow.ops.strings.string_ops``), so a
 string lands in the same bucket as in TF1.
 """
 
@@ -40,11 +40,12 @@ from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops import array_ops, math_ops, reduction_ops
-from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.feature_ops import bucketize
-from dflow.ops.select_ops import where_v2
-from dflow.ops.variable_scope import get_variable
+from dflow.ops.array import array_ops
+from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.ops.array.select_ops import where_v2
+from dflow.ops.math import math_ops, reduction_ops
+from dflow.ops.math.feature_ops import bucketize
+from dflow.ops.state.variable_scope import get_variable
 
 _Ids = collections.namedtuple("_Ids", ["ids", "present", "weights"], defaults=(None,))
 _Ids.__doc__ = """A categorical column's ids: int64 ``[batch, n]`` (-1 where absent), the bool
@@ -109,7 +110,7 @@ def _densify(raw, key: str) -> tuple:
     """A SparseTensor(Value) feature as (dense values, bool mask of its entries): ids absent from it
     read as TF1's ignored value ('' or -1, or 0 for other dtypes), present only at its indices."""
     from dflow.framework.composite import SparseTensor
-    from dflow.ops.sparse_ops import sparse_to_dense
+    from dflow.ops.sparse.sparse_ops import sparse_to_dense
 
     sp = SparseTensor.from_value(raw)
     fill = _ignore_value(sp.dtype) if sp.dtype is dtypes.string or sp.dtype.is_integer else 0
@@ -342,13 +343,13 @@ class _BucketizedColumn(_DenseColumn, _CategoricalColumn,
         return bucketize(builder.get(self.source_column), self.boundaries)
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
-        from dflow.ops.creation_ops import one_hot
+        from dflow.ops.array.creation_ops import one_hot
 
         return one_hot(math_ops.cast(builder.get(self), dtypes.int64), len(self.boundaries) + 1, on_value=1.0,
                        off_value=0.0)
 
     def _get_ids(self, builder) -> _Ids:
-        from dflow.ops.creation_ops import range as tf_range
+        from dflow.ops.array.creation_ops import range as tf_range
 
         buckets = math_ops.cast(_flatten_2d(builder.get(self)), dtypes.int64)
         offsets = tf_range(0, self.source_column.shape[0], dtype=dtypes.int64) * (len(self.boundaries) + 1)
@@ -393,7 +394,7 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn", (
 
     def _one_hot(self, ids: _Ids) -> Tensor:
         """One-hot ids (times their weights: TF1 sums all the weights of an id, none is pruned)."""
-        from dflow.ops.creation_ops import one_hot
+        from dflow.ops.array.creation_ops import one_hot
 
         hot = one_hot(ids.ids, self.categorical_column._num_buckets, on_value=1.0, off_value=0.0)
         return hot if ids.weights is None else hot * array_ops.expand_dims(ids.weights, -1)
@@ -425,13 +426,13 @@ def _combine_embeddings(params, ids: _Ids, combiner: str, max_norm=None) -> Tens
     ``combiner`` is ``sum``, entries of weight <= 0), rows without ids give zeros; ``combiner`` is
     ``sum`` (of weight x row), ``mean`` (divided by the sum of weights) or ``sqrtn`` (by the
     square root of the sum of squared weights)."""
-    from dflow.ops.gather_ops import gather
+    from dflow.ops.array.gather_ops import gather
 
     zero = convert_to_tensor(0, dtype=dtypes.int64)
     valid = math_ops.greater_equal(ids.ids, zero)
     emb = gather(params, where_v2(valid, ids.ids, zero))
     if max_norm is not None:  # each row read is clipped to L2 norm max_norm, as embedding_lookup does
-        from dflow.ops.clip_ops import clip_by_norm
+        from dflow.ops.math.clip_ops import clip_by_norm
 
         emb = clip_by_norm(emb, max_norm, axes=[-1])
     w = math_ops.cast(valid, dtypes.float32)
@@ -463,7 +464,7 @@ def _sequence_ids(column, kind: str, builder) -> tuple:
 
 def _sequence_length(present: Tensor) -> Tensor:
     """One past the last time step present in each row (TF1's ``sequence_length_from_sparse_tensor``)."""
-    from dflow.ops.creation_ops import range as tf_range
+    from dflow.ops.array.creation_ops import range as tf_range
 
     steps = math_ops.cast(tf_range(1, array_ops.shape(present)[1] + 1), dtypes.int64)
     last = where_v2(present, steps, array_ops.zeros_like(steps))
@@ -553,7 +554,7 @@ def _check_embedding_args(dimension, combiner, initializer, ckpt_to_load_from, t
     if combiner not in _COMBINERS:
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
     if initializer is None:
-        from dflow.ops.init_ops import truncated_normal_initializer
+        from dflow.ops.state.init_ops import truncated_normal_initializer
 
         initializer = truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
     return initializer

@@ -13,8 +13,9 @@ from dflow.feature_column.feature_column import (
     _LazyBuilder,
 )
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph
-from dflow.ops import array_ops, math_ops
-from dflow.ops.variable_scope import get_variable, variable_scope
+from dflow.ops.array import array_ops
+from dflow.ops.math import math_ops
+from dflow.ops.state.variable_scope import get_variable, variable_scope
 
 # -- input_layer and linear_model ------------------------------------------------------------
 
@@ -106,8 +107,8 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
 
 
 def _linear_weighted_sum(column, builder, units, sparse_combiner, collections_, trainable) -> Tensor:
-    from dflow.ops.init_ops import zeros_initializer
-    from dflow.ops.linalg_ops import matmul
+    from dflow.ops.linalg.linalg_ops import matmul
+    from dflow.ops.state.init_ops import zeros_initializer
 
     if isinstance(column, _CategoricalColumn):
         weight = get_variable("weights", shape=(column._num_buckets, units), initializer=zeros_initializer(),
@@ -133,9 +134,9 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weig
     >>> [v.name for v in tf.global_variables()]
     ['linear_model/x/weights:0', 'linear_model/bias_weights:0']
     """
-    from dflow.ops.control_flow_ops import identity
-    from dflow.ops.init_ops import zeros_initializer
-    from dflow.ops.nn_ops import bias_add
+    from dflow.ops.control_flow.control_flow_ops import identity
+    from dflow.ops.nn.nn_ops import bias_add
+    from dflow.ops.state.init_ops import zeros_initializer
 
     if sparse_combiner not in _COMBINERS:
         raise ValueError(f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum', got {sparse_combiner!r}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.feature_column import feature_column as fc
 from dflow.framework import dtypes
-from dflow.ops.example_parsing import FixedLenFeature, VarLenFeature
+from dflow.ops.io.example_parsing import FixedLenFeature, VarLenFeature
 
 
 def parse_example_spec(column) -> dict:

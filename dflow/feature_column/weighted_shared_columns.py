@@ -16,7 +16,7 @@ from dflow.feature_column.feature_column import (  # noqa: F401
 from dflow.feature_column.sequence_columns import _SequenceCategoricalColumn
 from dflow.framework import dtypes
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops import math_ops
+from dflow.ops.math import math_ops
 
 # -- weighted_categorical_column -----------------------------------------------------------------
 

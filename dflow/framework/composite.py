@@ -60,8 +60,8 @@ tf_export("SparseTensorValue")(SparseTensorValue)
 
 
 def _as_int64(value, name: str) -> Tensor:
-    from dflow.ops.constant_op import convert_to_tensor
-    from dflow.ops.math_ops import cast
+    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.ops.math.math_ops import cast
 
     t = convert_to_tensor(value, name=name, preferred_dtype=dtypes.int64)
     if not t.dtype.is_integer:
@@ -81,7 +81,7 @@ class SparseTensor(CompositeTensor):
     """
 
     def __init__(self, indices, values, dense_shape):
-        from dflow.ops.constant_op import convert_to_tensor
+        from dflow.ops.array.constant_op import convert_to_tensor
 
         with name_scope(None, "SparseTensor", [indices, values, dense_shape]):
             self._indices = _as_int64(indices, "indices")
@@ -128,7 +128,7 @@ class SparseTensor(CompositeTensor):
 
     @property
     def shape(self) -> TensorShape:
-        from dflow.ops.registry import constant_value
+        from dflow.framework.op_registry import constant_value
 
         known = constant_value(self._dense_shape)
         if known is not None:
@@ -219,7 +219,7 @@ class IndexedSlices(CompositeTensor):
 
     @property
     def shape(self) -> TensorShape:
-        from dflow.ops.registry import constant_value
+        from dflow.framework.op_registry import constant_value
 
         if self._dense_shape is not None:
             known = constant_value(self._dense_shape)
@@ -238,7 +238,7 @@ class IndexedSlices(CompositeTensor):
         return IndexedSlicesValue(values[0], values[1], values[2] if len(values) > 2 else None)
 
     def __neg__(self) -> IndexedSlices:
-        from dflow.ops.math_ops import negative
+        from dflow.ops.math.math_ops import negative
 
         return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
 
@@ -249,7 +249,7 @@ class IndexedSlices(CompositeTensor):
 
 def _indexed_slices_to_tensor(value: IndexedSlices, dtype=None, name=None, as_ref=False):
     import dflow
-    from dflow.ops.array_ops import shape as shape_of
+    from dflow.ops.array.array_ops import shape as shape_of
 
     if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
         raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for IndexedSlices with "
@@ -273,7 +273,7 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
     A (partly) known ``shape`` becomes the default of the ``dense_shape``
     placeholder (unknown dims as -1), as in TF1.
     """
-    from dflow.ops.constant_op import constant, placeholder, placeholder_with_default
+    from dflow.ops.array.constant_op import constant, placeholder, placeholder_with_default
 
     def sub(n):
         return None if name is None else f"{name}/{n}"
@@ -301,7 +301,7 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
 @tf_export("convert_to_tensor_or_sparse_tensor")
 def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     """``value`` as a SparseTensor (from a SparseTensorValue) or else as a Tensor."""
-    from dflow.ops.constant_op import convert_to_tensor
+    from dflow.ops.array.constant_op import convert_to_tensor
 
     if isinstance(value, SparseTensorValue):
         value = SparseTensor.from_value(value)
@@ -315,7 +315,7 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
 @tf_export("convert_to_tensor_or_indexed_slices")
 def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
     """``value`` as it is if an IndexedSlices, else as a Tensor."""
-    from dflow.ops.constant_op import convert_to_tensor
+    from dflow.ops.array.constant_op import convert_to_tensor
 
     if isinstance(value, IndexedSlices):
         if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
@@ -326,7 +326,7 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
 
 
 def _register_conversions() -> None:
-    from dflow.ops.constant_op import register_tensor_conversion_function
+    from dflow.ops.array.constant_op import register_tensor_conversion_function
 
     register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
     register_tensor_conversion_function(SparseTensor, _sparse_tensor_to_tensor)

@@ -81,7 +81,7 @@ class FuncGraph(Graph):
     # -- arguments and captures ------------------------------------------------------
     def add_arg(self, dtype, shape, name: str = "arg") -> Tensor:
         """A new argument placeholder, inserted after the existing arguments."""
-        from dflow.ops.registry import apply_op
+        from dflow.framework.op_registry import apply_op
 
         with self.as_default(), self.control_dependencies(None):
             op = apply_op("Placeholder", [], {"dtype": dtype, "shape": shape}, name=name, graph=self)
@@ -117,7 +117,7 @@ class FuncGraph(Graph):
         return inner
 
     def _make_capture(self, outer: Tensor) -> Tensor:
-        from dflow.ops.registry import apply_op
+        from dflow.framework.op_registry import apply_op
 
         var_op = outer._op
         scope = f"{self._root_scope}/" if self._root_scope else None

@@ -13,8 +13,8 @@ import contextlib
 import re
 import threading
 
+from dflow.framework.device_spec import DeviceSpec, merge_device
 from dflow.framework.tensor import NodeDef, Operation, Tensor, _as_operation, _user_frames  # noqa: F401
-from dflow.placement.device_spec import DeviceSpec, merge_device
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
@@ -203,7 +203,7 @@ class Graph:
 
     # -- op creation -----------------------------------------------------------
     def _create_op(self, op_type: str, inputs, attrs: dict, name: str, opdef, infer) -> Operation:
-        """Creates, infers and registers an op (used by ``dflow.ops.registry.apply_op``)."""
+        """Creates, infers and registers an op (used by ``dflow.framework.op_registry.apply_op``)."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         for t in inputs:

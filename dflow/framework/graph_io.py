@@ -322,7 +322,7 @@ class Importer:
 
     def _import_op(self, graph: Graph, rec: dict) -> Operation:
         from dflow.framework import errors
-        from dflow.ops.registry import get_opdef
+        from dflow.framework.op_registry import get_opdef
 
         name, op_type = rec["name"], rec["type"]
         try:
@@ -338,7 +338,7 @@ class Importer:
             specs = [(dtype_from_name(o["dtype"]), decode_shape(o["shape"])) for o in rec["outputs"]]
             infer = lambda op: specs  # noqa: E731
         else:  # a node built or edited as a NodeDef: TF's attrs, output specs inferred
-            from dflow.ops.registry import _infer_with_context
+            from dflow.framework.op_registry import _infer_with_context
 
             attrs = _kernel_attrs(opdef, {**_TF_DEFAULT_ATTRS.get(op_type, {}), **attrs}, new_name)
             infer = _infer_with_context(opdef, op_type)

@@ -14,7 +14,7 @@ from dflow.framework import errors
 
 export_value("OpError", errors.OpError)
 
-_HOW = ("dflow has no compiled kernels to extend: register a Python op with dflow.ops.registry.register and "
+_HOW = ("dflow has no compiled kernels to extend: register a Python op with dflow.framework.op_registry.register and "
         "tf_export its function (docs/adding_an_op.md), or wrap Python code with tf.py_func")
 
 

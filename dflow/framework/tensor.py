@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from dflow._api import tf_export
 from dflow.framework import dtypes as _dtypes
+from dflow.framework.device_spec import DeviceSpec
 from dflow.framework.protobuf import Field, Message
 from dflow.framework.tensor_shape import TensorShape, as_shape
-from dflow.placement.device_spec import DeviceSpec
 
 if TYPE_CHECKING:
     from dflow.framework.graph import Graph

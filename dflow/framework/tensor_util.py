@@ -20,12 +20,12 @@ from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import Tensor, get_default_graph, name_scope
+from dflow.framework.summary_pb import TensorProto, TensorShapeProto
 from dflow.framework.tensor_shape import as_shape
-from dflow.summary.proto import TensorProto, TensorShapeProto
 
 
 def _is_variable(x) -> bool:
-    from dflow.ops.variables import Variable
+    from dflow.ops.state.variables import Variable
 
     return isinstance(x, Variable)
 
@@ -49,7 +49,7 @@ def get_static_value(tensor, partial=False):
     Non-tensors are returned as they are. dflow folds small computations of
     constants too (``tf.constant(1) + 1``), where TF gives up on some.
     """
-    from dflow.ops.registry import constant_value
+    from dflow.framework.op_registry import constant_value
 
     if not is_tensor(tensor):
         return tensor

@@ -31,7 +31,7 @@ import zlib
 from dflow._api import tf_export
 from dflow.framework import errors
 from dflow.framework.file_io import as_bytes, open_file
-from dflow.summary.crc32c import crc32c_many, mask, masked_crc32c
+from dflow.kernels.crc32c import crc32c_many, mask, masked_crc32c
 
 
 @tf_export("io.TFRecordCompressionType", "python_io.TFRecordCompressionType")

@@ -179,7 +179,7 @@ class TensorArraySpec(TypeSpec):
 
     @property
     def value_type(self):
-        from dflow.ops.tensor_array_ops import TensorArray
+        from dflow.ops.state.tensor_array_ops import TensorArray
 
         return TensorArray
 
@@ -199,7 +199,7 @@ def type_spec_from_value(value) -> TypeSpec:
     if hasattr(value, "_type_spec"):  # an Optional, a composite that knows its spec
         return value._type_spec
     if isinstance(value, (SparseTensor, IndexedSlices)):
-        from dflow.ops.registry import constant_value
+        from dflow.framework.op_registry import constant_value
 
         dense = None if value.dense_shape is None else constant_value(value.dense_shape)
         shape = TensorShape(None if dense is None else [int(d) for d in dense])
@@ -209,7 +209,7 @@ def type_spec_from_value(value) -> TypeSpec:
                                  None if value.dense_shape is None else value.dense_shape.dtype, value.indices.shape)
     if isinstance(value, Tensor):
         return TensorSpec(value.shape, value.dtype)
-    from dflow.ops.tensor_array_ops import is_tensor_array
+    from dflow.ops.state.tensor_array_ops import is_tensor_array
 
     if is_tensor_array(value):
         return TensorArraySpec(value.element_shape, value.dtype, value.dynamic_size, True)

@@ -25,8 +25,8 @@ from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.variable_scope import get_variable, variable_scope
+from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.ops.state.variable_scope import get_variable, variable_scope
 
 
 def to_snake_case(name: str) -> str:
@@ -315,8 +315,8 @@ class Layer:
 
     def _add_activity_losses(self, outputs) -> None:
         """Keras' rule: the regularizer of each output, divided by the batch size."""
-        from dflow.ops import math_ops
-        from dflow.ops.shape_ops import shape
+        from dflow.ops.array.shape_ops import shape
+        from dflow.ops.math import math_ops
 
         with name_scope("ActivityRegularizer"):
             for output in outputs if isinstance(outputs, (list, tuple)) else [outputs]:

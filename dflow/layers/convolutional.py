@@ -13,7 +13,7 @@ from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape
 from dflow.layers.base import InputSpec, Layer
 from dflow.layers.core import normalize_data_format
-from dflow.ops.init_ops import zeros_initializer
+from dflow.ops.state.init_ops import zeros_initializer
 
 _FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
 
@@ -144,11 +144,11 @@ class _Conv(Layer):
                                         trainable=True, dtype=self._dtype)
 
     def _convolve(self, inputs):
-        from dflow.ops.conv_variants import convolution
+        from dflow.ops.nn.conv_variants import convolution
 
         padding = self.padding
         if padding == "causal":
-            from dflow.ops.array_ops import pad
+            from dflow.ops.array.array_ops import pad
 
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             pads = [[0, 0], [left, 0], [0, 0]] if self.data_format == "channels_last" else \
@@ -160,8 +160,8 @@ class _Conv(Layer):
                            name=type(self).__name__)
 
     def _add_bias(self, outputs):
-        from dflow.ops.nn_ops import bias_add
-        from dflow.ops.shape_ops import reshape
+        from dflow.ops.array.shape_ops import reshape
+        from dflow.ops.nn.nn_ops import bias_add
 
         if not self.use_bias:
             return outputs
@@ -225,7 +225,7 @@ class _ConvTranspose(_Conv):
         self.built = True
 
     def _out_sizes(self, inputs):
-        from dflow.ops.shape_ops import shape
+        from dflow.ops.array.shape_ops import shape
 
         dynamic = shape(inputs)
         static = inputs.shape.as_list()
@@ -241,8 +241,8 @@ class _ConvTranspose(_Conv):
         return [batch, self.filters] + sizes if first else [batch] + sizes + [self.filters]
 
     def call(self, inputs):
-        from dflow.ops.array_ops import stack
-        from dflow.ops.conv_variants import conv2d_transpose, conv3d_transpose
+        from dflow.ops.array.array_ops import stack
+        from dflow.ops.nn.conv_variants import conv2d_transpose, conv3d_transpose
 
         fn = conv2d_transpose if self.rank == 2 else conv3d_transpose
         ones = [1] * (self.rank + 2)
@@ -316,8 +316,8 @@ class _SeparableConv(_Conv):
         self.built = True
 
     def call(self, inputs):
-        from dflow.ops.conv_variants import separable_conv2d
-        from dflow.ops.shape_ops import expand_dims, squeeze
+        from dflow.ops.array.shape_ops import expand_dims, squeeze
+        from dflow.ops.nn.conv_variants import separable_conv2d
 
         first = self.data_format == "channels_first"
         fmt = "NCHW" if first else "NHWC"
@@ -326,7 +326,7 @@ class _SeparableConv(_Conv):
         padding = self.padding
         if self.rank == 1:
             if padding == "causal":
-                from dflow.ops.array_ops import pad
+                from dflow.ops.array.array_ops import pad
 
                 left = rate[0] * (self.kernel_size[0] - 1)
                 inputs = pad(inputs, [[0, 0], [left, 0], [0, 0]] if not first else [[0, 0], [0, 0], [left, 0]])
@@ -340,7 +340,7 @@ class _SeparableConv(_Conv):
         outputs = separable_conv2d(inputs, depthwise, pointwise, full_strides, padding.upper(), rate=rate,
                                    data_format=fmt)
         if self.use_bias:
-            from dflow.ops.nn_ops import bias_add
+            from dflow.ops.nn.nn_ops import bias_add
 
             outputs = bias_add(outputs, self.bias, data_format=fmt)
         if self.rank == 1:

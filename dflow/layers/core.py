@@ -13,16 +13,16 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework.graph import Tensor
+from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape, dimension_value
 from dflow.layers.base import InputSpec, Layer
-from dflow.ops import math_ops
-from dflow.ops.init_ops import zeros_initializer
-from dflow.ops.registry import constant_value
+from dflow.ops.math import math_ops
+from dflow.ops.state.init_ops import zeros_initializer
 
 
 def smart_cond(pred, true_fn, false_fn):
     """``true_fn()`` or ``false_fn()`` when ``pred`` is known at graph time, else ``tf.cond``."""
-    from dflow.ops.control_flow_ops import cond
+    from dflow.ops.control_flow.control_flow_ops import cond
 
     value = pred
     if isinstance(pred, Tensor):
@@ -80,9 +80,9 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        from dflow.ops.einsum_ops import tensordot
-        from dflow.ops.linalg_ops import matmul
-        from dflow.ops.nn_ops import bias_add
+        from dflow.ops.linalg.einsum_ops import tensordot
+        from dflow.ops.linalg.linalg_ops import matmul
+        from dflow.ops.nn.nn_ops import bias_add
 
         if inputs.dtype.base_dtype != self._dtype:
             inputs = math_ops.cast(inputs, self._dtype)
@@ -139,14 +139,14 @@ class Dropout(Layer):
     def _get_noise_shape(self, inputs):
         if self.noise_shape is None:
             return None
-        from dflow.ops.shape_ops import shape
+        from dflow.ops.array.shape_ops import shape
 
         concrete = shape(inputs)
         return [concrete[i] if value is None else value for i, value in enumerate(self.noise_shape)]
 
     def call(self, inputs, training=False):
-        from dflow.ops.control_flow_ops import identity
-        from dflow.ops.nn_ops import dropout as nn_dropout
+        from dflow.ops.control_flow.control_flow_ops import identity
+        from dflow.ops.nn.nn_ops import dropout as nn_dropout
 
         if isinstance(self.rate, numbers.Real) and self.rate == 0:
             return identity(inputs)
@@ -176,8 +176,8 @@ class Flatten(Layer):
         self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
-        from dflow.ops.constant_op import constant
-        from dflow.ops.shape_ops import expand_dims, reshape, shape, transpose
+        from dflow.ops.array.constant_op import constant
+        from dflow.ops.array.shape_ops import expand_dims, reshape, shape, transpose
 
         if self.data_format == "channels_first" and inputs.shape.ndims and inputs.shape.ndims > 1:
             rank = inputs.shape.ndims

@@ -33,12 +33,12 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor, colocate_with, name_scope
+from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape
 from dflow.layers.base import InputSpec, Layer
 from dflow.layers.core import smart_cond
-from dflow.ops import math_ops
-from dflow.ops.init_ops import ones_initializer, zeros_initializer
-from dflow.ops.registry import constant_value
+from dflow.ops.math import math_ops
+from dflow.ops.state.init_ops import ones_initializer, zeros_initializer
 
 
 def _training_value(training):
@@ -160,7 +160,7 @@ class BatchNormalization(Layer):
     # -- the moving averages ------------------------------------------------------------------------
 
     def _assign_moving_average(self, variable, value, momentum):
-        from dflow.ops.variables import assign_sub
+        from dflow.ops.state.variables import assign_sub
 
         with name_scope("AssignMovingAvg") as scope:
             with colocate_with(variable):
@@ -170,7 +170,7 @@ class BatchNormalization(Layer):
                 return assign_sub(variable, delta, name=scope)
 
     def _assign_new_value(self, variable, value):
-        from dflow.ops.variables import assign
+        from dflow.ops.state.variables import assign
 
         with name_scope("AssignNewValue") as scope:
             with colocate_with(variable):
@@ -181,9 +181,9 @@ class BatchNormalization(Layer):
         before this step; 1 and 0 when not training) and the batch's moments, which read only once
         the renorm statistics have moved."""
         from dflow.framework.graph import control_dependencies
-        from dflow.ops.control_flow_ops import identity
-        from dflow.ops.creation_ops import ones_like, zeros_like
-        from dflow.ops.unary_math_ops import sqrt
+        from dflow.ops.array.creation_ops import ones_like, zeros_like
+        from dflow.ops.control_flow.control_flow_ops import identity
+        from dflow.ops.math.unary_math_ops import sqrt
 
         stddev = sqrt(variance + self.epsilon)
         renorm_stddev = math_ops.maximum(self.renorm_stddev, sqrt(_constant(self.epsilon, stddev.dtype, "Const")))
@@ -215,8 +215,8 @@ class BatchNormalization(Layer):
     def _add_updates(self, mean, variance, training):
         """The two updates of the plain path, under ``tf.cond`` where ``training`` is a tensor; with
         ``renorm`` the moving standard deviation moves and sets the moving variance."""
-        from dflow.ops.nn_activations import relu
-        from dflow.ops.unary_math_ops import sqrt
+        from dflow.ops.math.unary_math_ops import sqrt
+        from dflow.ops.nn.nn_activations import relu
 
         def variance_update():
             if not self.renorm:
@@ -233,7 +233,7 @@ class BatchNormalization(Layer):
     # -- calling -------------------------------------------------------------------------------------
 
     def _fused_call(self, inputs, training, training_value):
-        from dflow.ops.nn_norm_extra import fused_batch_norm
+        from dflow.ops.nn.nn_norm_extra import fused_batch_norm
 
         gamma = self.gamma if self.scale else _constant(1.0, self._param_dtype, "Const", self._param_shape)
         beta = self.beta if self.center else _constant(0.0, self._param_dtype, "Const", self._param_shape)
@@ -260,11 +260,11 @@ class BatchNormalization(Layer):
         return output
 
     def _plain_call(self, inputs, training, training_value):
-        from dflow.ops.array_ops import concat, stop_gradient
-        from dflow.ops.creation_ops import ones_like, zeros_like
-        from dflow.ops.nn_norm_ops import batch_normalization, moments
-        from dflow.ops.reduction_ops import reduce_mean
-        from dflow.ops.shape_ops import reshape, shape
+        from dflow.ops.array.array_ops import concat, stop_gradient
+        from dflow.ops.array.creation_ops import ones_like, zeros_like
+        from dflow.ops.array.shape_ops import reshape, shape
+        from dflow.ops.math.reduction_ops import reduce_mean
+        from dflow.ops.nn.nn_norm_ops import batch_normalization, moments
 
         if self.virtual_batch_size is not None:
             dims = shape(inputs)[1:]
@@ -344,7 +344,7 @@ class BatchNormalization(Layer):
 
 
 def _constant(value, dtype, name, shape=None):
-    from dflow.ops.constant_op import constant
+    from dflow.ops.array.constant_op import constant
 
     return constant(value, dtype=dtype, shape=shape, name=name)
 
@@ -352,7 +352,7 @@ def _constant(value, dtype, name, shape=None):
 def _sqrt_of(initializer):
     """An initializer: the square root of ``initializer``'s values."""
     def init(shape, dtype=None, partition_info=None):
-        from dflow.ops.unary_math_ops import sqrt
+        from dflow.ops.math.unary_math_ops import sqrt
 
         return sqrt(initializer(shape, dtype=dtype, partition_info=partition_info))
 
@@ -360,7 +360,7 @@ def _sqrt_of(initializer):
 
 
 def _read(variable):
-    from dflow.ops.constant_op import convert_to_tensor
+    from dflow.ops.array.constant_op import convert_to_tensor
 
     return convert_to_tensor(variable)
 

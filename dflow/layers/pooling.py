@@ -25,8 +25,8 @@ class _Pooling(Layer):
         self.input_spec = InputSpec(ndim=n + 2)
 
     def call(self, inputs):
-        from dflow.ops import pool_ops, pool_variants
-        from dflow.ops.shape_ops import expand_dims, squeeze, transpose
+        from dflow.ops.array.shape_ops import expand_dims, squeeze, transpose
+        from dflow.ops.nn import pool_ops, pool_variants
 
         first = self.data_format == "channels_first"
         padding = self.padding.upper()

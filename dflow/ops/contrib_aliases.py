@@ -21,7 +21,7 @@ import numbers
 from dflow._api import exported_names, tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import GraphKeys, get_default_graph, name_scope
-from dflow.ops.constant_op import convert_to_tensor
+from dflow.ops.array.constant_op import convert_to_tensor
 
 
 def _check_scale(scale) -> bool:
@@ -39,7 +39,7 @@ def _check_scale(scale) -> bool:
 @tf_export("contrib.layers.l1_regularizer")
 def l1_regularizer(scale, scope=None):
     """A function ``weights -> scale * sum(|weights|)`` (None for a scale of 0)."""
-    from dflow.ops import math_ops, reduction_ops
+    from dflow.ops.math import math_ops, reduction_ops
 
     if not _check_scale(scale):
         return lambda _: None
@@ -55,8 +55,8 @@ def l1_regularizer(scale, scope=None):
 @tf_export("contrib.layers.l2_regularizer")
 def l2_regularizer(scale, scope=None):
     """A function ``weights -> scale * sum(weights²) / 2`` (``tf.nn.l2_loss``; None for a scale of 0)."""
-    from dflow.ops import math_ops
-    from dflow.ops.nn_losses import l2_loss
+    from dflow.ops.math import math_ops
+    from dflow.ops.nn.nn_losses import l2_loss
 
     if not _check_scale(scale):
         return lambda _: None
@@ -72,7 +72,7 @@ def l2_regularizer(scale, scope=None):
 @tf_export("contrib.layers.sum_regularizer")
 def sum_regularizer(regularizer_list, scope=None):
     """The sum of several regularizers' penalties (None when none applies)."""
-    from dflow.ops import math_ops
+    from dflow.ops.math import math_ops
 
     regularizer_list = [r for r in regularizer_list if r]
     if not regularizer_list:
@@ -103,7 +103,7 @@ def l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0, scope=None):
 def apply_regularization(regularizer, weights_list=None):
     """Sums ``regularizer`` over ``weights_list`` (default: the ``weights`` collection), adds the sum
     to ``REGULARIZATION_LOSSES`` and returns it."""
-    from dflow.ops import math_ops
+    from dflow.ops.math import math_ops
 
     if not weights_list:
         weights_list = get_default_graph().get_collection(GraphKeys.WEIGHTS)
@@ -122,8 +122,8 @@ def apply_regularization(regularizer, weights_list=None):
 def variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=False, seed=None, dtype=dtypes.float32):
     """contrib's He/Xavier initializer: uniform in ``±sqrt(3·factor/n)``, or a truncated normal of
     standard deviation ``sqrt(1.3·factor/n)``; ``n`` is the fan in, out or their mean (``mode``)."""
-    from dflow.ops.init_ops import _compute_fans
-    from dflow.ops.random_ops import random_uniform, truncated_normal
+    from dflow.ops.random.random_ops import random_uniform, truncated_normal
+    from dflow.ops.state.init_ops import _compute_fans
 
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:

@@ -11,7 +11,7 @@ job/task (then the default device) under ``allow_soft_placement``.
 from __future__ import annotations
 
 from dflow.framework import errors
-from dflow.placement.device_spec import DeviceSpec
+from dflow.framework.device_spec import DeviceSpec
 
 LOCAL_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 

@@ -23,7 +23,7 @@ import sys
 import absl.flags as _absl_flags
 
 from dflow._api import tf_export
-from dflow.platform import tf_decorator
+from dflow.framework import tf_decorator
 
 _RENAMED_ARGUMENTS = {"flag_name": "name", "default_value": "default", "docstring": "help"}
 

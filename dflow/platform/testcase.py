@@ -36,11 +36,11 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import errors
 from dflow.framework.composite import CompositeTensor
+from dflow.framework.device_spec import canonical_name
 from dflow.framework.graph import _graph_stack, reset_default_graph, set_random_seed
 from dflow.framework.tensor import Tensor
-from dflow.ops.random_ops import DEFAULT_GRAPH_SEED
-from dflow.ops.variables import Variable
-from dflow.placement.device_spec import canonical_name
+from dflow.ops.random.random_ops import DEFAULT_GRAPH_SEED
+from dflow.ops.state.variables import Variable
 from dflow.sessions.config import ConfigProto
 from dflow.sessions.session import Session, get_default_session
 

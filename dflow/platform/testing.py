@@ -1,7 +1,7 @@
 """``tf.test``'s functions: running tests and benchmarks, temp dirs, GPU queries, local clusters.
 
 The ``TestCase`` class lives in ``dflow.platform.testcase``; the gradient
-checker (``tf.test.compute_gradient``) in ``dflow.ops.gradient_checker``.
+checker (``tf.test.compute_gradient``) in ``dflow.ops.gradients.gradient_checker``.
 
 GPU answers are honest for dflow: GPU kernels run through CuPy, so
 ``is_built_with_cuda()`` says whether CuPy (a CUDA build) is installed and
@@ -21,8 +21,8 @@ import time
 import unittest
 
 from dflow._api import tf_export
+from dflow.framework.summary_pb import Field, Message
 from dflow.platform import tf_logging
-from dflow.summary.proto import Field, Message
 
 _temp_dir = ""
 

@@ -104,7 +104,7 @@ def _tags(tags) -> list:
 
 def _asset_path(tensor) -> str:
     from dflow.framework import dtypes
-    from dflow.ops.registry import constant_value
+    from dflow.framework.op_registry import constant_value
 
     if not isinstance(tensor, Tensor):
         raise TypeError(f"Asset path tensor {tensor} must be a Tensor.")

@@ -153,9 +153,9 @@ def maybe_saved_model_directory(export_dir) -> bool:
 @tf_export("saved_model.main_op.main_op")
 def main_op():
     """The default main op: initializes local variables and tables."""
-    from dflow.ops.control_flow_ops import group
-    from dflow.ops.lookup_ops import tables_initializer
-    from dflow.ops.variables import local_variables_initializer
+    from dflow.ops.control_flow.control_flow_ops import group
+    from dflow.ops.state.lookup_ops import tables_initializer
+    from dflow.ops.state.variables import local_variables_initializer
 
     return group(local_variables_initializer(), tables_initializer())
 
@@ -164,7 +164,7 @@ def main_op():
 def main_op_with_restore(restore_op_name):
     """``main_op()``, then the restore op named ``restore_op_name`` (a ``SaverDef.restore_op_name``)."""
     from dflow.framework.graph import control_dependencies, get_default_graph
-    from dflow.ops.control_flow_ops import group
+    from dflow.ops.control_flow.control_flow_ops import group
 
     restore_op = get_default_graph().as_graph_element(restore_op_name)
     with control_dependencies([main_op()]):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework.protobuf import Field, Message
-from dflow.summary.proto import DFLOW_META_GRAPH, MetaInfoDef, TensorProto, TensorShapeProto
+from dflow.framework.summary_pb import DFLOW_META_GRAPH, MetaInfoDef, TensorProto, TensorShapeProto
 
 _DT_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
 

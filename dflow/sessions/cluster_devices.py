@@ -44,7 +44,7 @@ class ClusterDevices:
     """Which worker of the cluster ``client`` reaches serves which device, kept current."""
 
     def __init__(self, client, config):
-        from dflow.placement.device_spec import DeviceSpec
+        from dflow.framework.device_spec import DeviceSpec
 
         self.client = client
         self.topology_version = 0  # bumped when the device map changes: cached plans are stale
@@ -211,7 +211,7 @@ class ClusterDevices:
 
 def _matches(spec, device: str) -> bool:
     """Whether the full device name ``device`` is one the partial ``spec`` names."""
-    from dflow.placement.device_spec import DeviceSpec
+    from dflow.framework.device_spec import DeviceSpec
 
     return spec.is_subset_of(DeviceSpec.from_string(device))
 

@@ -47,7 +47,7 @@ def background():
         if _executor is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            from dflow.ops import _onednn
+            from dflow.kernels import onednn as _onednn
 
             _executor = ThreadPoolExecutor(1, thread_name_prefix="dflow-overlap",
                                            initializer=_onednn.one_thread_here)

@@ -20,8 +20,8 @@ from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import Graph, Tensor, _graph_stack, _session_stack, get_default_graph
-from dflow.ops import session_ops
-from dflow.ops.constant_op import to_numpy
+from dflow.ops.array.constant_op import to_numpy
+from dflow.ops.state import session_ops
 from dflow.placement.placer import place
 from dflow.sessions import partial_run as partial_runs
 from dflow.sessions import plan as planning
@@ -353,7 +353,7 @@ def _op_level_tasks() -> bool:
 
 def _tasks_named(ops) -> list:
     """The ``/job:J/task:T`` prefixes that the ops' requested devices name, ps first."""
-    from dflow.placement.device_spec import DeviceSpec
+    from dflow.framework.device_spec import DeviceSpec
 
     tasks = set()
     for op in ops:
@@ -415,7 +415,7 @@ def _fetch_value(v, t: Tensor):
 def _fill_step_stats(run_metadata, plan, stats_per_partition) -> None:
     """``run_metadata.step_stats`` of a traced run: per op, TF's times, label, ``output``
     (dtype, shape, bytes) and ``memory`` (what it allocated, by allocator)."""
-    from dflow.summary import proto as pb
+    from dflow.framework import summary_pb as pb
 
     by_device: dict = {}
     for p, stats in zip(plan.partitions, stats_per_partition):
@@ -471,7 +471,7 @@ def _bytes_of(dtype, shape) -> int:
 def _node_memory(op, device: str, descriptions, start_us: int, pb) -> tuple[list, list]:
     """``(output, memory)`` of a traced op: a ``NodeOutput`` per output (``program.describe``'s
     ``descriptions``) and an ``AllocatorMemoryUsed`` per allocator its new outputs took memory
-    from (all still live when it ends). ``pb``: the module of the messages, ``dflow.summary.proto``."""
+    from (all still live when it ends). ``pb``: the module of the messages, ``dflow.framework.summary_pb``."""
     msg = pb.trusted_message
     persistent = op._type in _PERSISTENT_OUTPUTS
     outputs, allocated = [], {}

@@ -12,8 +12,7 @@ protobuf dependency.
 """
 
 from dflow._api import export_value as _export
-from dflow.summary import summary_info as _summary_info  # noqa: F401 - tf.summary.get_summary_description & co.
-from dflow.summary.proto import (
+from dflow.framework.summary_pb import (
     Event,
     HistogramProto,
     SessionLog,
@@ -22,6 +21,7 @@ from dflow.summary.proto import (
     SummaryMetadata,
     TaggedRunMetadata,
 )
+from dflow.summary import summary_info as _summary_info  # noqa: F401 - tf.summary.get_summary_description & co.
 from dflow.summary.summary_hook import SummarySaverHook
 from dflow.summary.summary_ops import histogram, merge, merge_all, scalar, tensor_summary, text
 from dflow.summary.writer import FileWriter, FileWriterCache, summary_iterator

@@ -14,8 +14,8 @@ a graph that TensorFlow could import and run.
 from __future__ import annotations
 
 from dflow.framework import dtypes
+from dflow.framework.summary_pb import DFLOW_META_GRAPH, Field, Message, MetaInfoDef, TensorShapeProto
 from dflow.framework.tensor import AttrValue, NodeDef
-from dflow.summary.proto import DFLOW_META_GRAPH, Field, Message, MetaInfoDef, TensorShapeProto
 
 
 class VersionDef(Message):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 
 from dflow.framework import errors, file_io
-from dflow.summary.crc32c import masked_crc32c
+from dflow.kernels.crc32c import masked_crc32c
 
 
 def encode_record(data: bytes) -> bytes:

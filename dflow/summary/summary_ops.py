@@ -20,10 +20,10 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
+from dflow.framework.op_registry import apply_op, not_differentiable, register
+from dflow.framework.summary_pb import HistogramProto, Summary, SummaryMetadata, TensorProto, TensorShapeProto
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.registry import apply_op, not_differentiable, register
-from dflow.summary.proto import HistogramProto, Summary, SummaryMetadata, TensorProto, TensorShapeProto
+from dflow.ops.array.constant_op import convert_to_tensor
 
 _REAL_DTYPES = frozenset((dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16,
                           dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
@@ -344,7 +344,7 @@ def _normalized_image(image: np.ndarray, bad_color) -> np.ndarray:
 
 
 def _image_kernel(tensor, *, tag, max_images, bad_color):
-    from dflow.ops.image_png import encode_png_array
+    from dflow.ops.image.image_png import encode_png_array
 
     t = _to_numpy(tensor)
     if t.ndim != 4 or t.shape[-1] not in (1, 3, 4):
@@ -361,7 +361,7 @@ def _image_kernel(tensor, *, tag, max_images, bad_color):
 
 
 def _audio_kernel(tensor, sample_rate, *, tag, max_outputs):
-    from dflow.ops.audio_ops import encode_wav_bytes
+    from dflow.ops.signal.audio_ops import encode_wav_bytes
 
     t = _to_numpy(tensor)
     if t.ndim not in (2, 3):

@@ -3,10 +3,10 @@ checkpoints and meta graphs (and, later, queue runners and monitored
 sessions). Public names are installed by ``dflow._api`` from the
 ``train.*`` exports of the modules imported here."""
 
-from dflow.ops import accumulator_ops as _accumulator_ops  # noqa: F401  (tf.ConditionalAccumulator)
-from dflow.ops import clip_ops as _clip_ops  # noqa: F401  (tf.clip_by_norm & co.)
-from dflow.ops import critical_section_ops as _critical_section_ops  # noqa: F401  (tf.CriticalSection)
-from dflow.ops import data_flow_ops as _data_flow_ops  # noqa: F401  (tf.FIFOQueue & co.)
+from dflow.ops.math import clip_ops as _clip_ops  # noqa: F401  (tf.clip_by_norm & co.)
+from dflow.ops.state import accumulator_ops as _accumulator_ops  # noqa: F401  (tf.ConditionalAccumulator)
+from dflow.ops.state import critical_section_ops as _critical_section_ops  # noqa: F401  (tf.CriticalSection)
+from dflow.ops.state import data_flow_ops as _data_flow_ops  # noqa: F401  (tf.FIFOQueue & co.)
 from dflow.train import (  # noqa: F401
     adadelta,
     adagrad,

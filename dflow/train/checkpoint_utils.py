@@ -25,7 +25,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import errors, file_io
 from dflow.framework.graph import GraphKeys, colocate_with, control_dependencies, get_default_graph, name_scope
-from dflow.ops.registry import apply_op, not_differentiable, register
+from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.train import checkpoint_management
 from dflow.train.checkpoint_format import CheckpointReader
 
@@ -85,7 +85,7 @@ not_differentiable("RestoreFromCheckpoint")
 
 def replace_initializer(var, make_value) -> None:
     """Makes ``var``'s initializer assign ``make_value()`` (built beside ``var``, outside control dependencies)."""
-    from dflow.ops.variables import assign
+    from dflow.ops.state.variables import assign
 
     with control_dependencies(None), colocate_with(var.op), name_scope(f"{var.op.name}/"):
         value = make_value()

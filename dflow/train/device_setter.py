@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.placement.device_spec import DeviceSpec
+from dflow.framework.device_spec import DeviceSpec
 
 # Op types that hold state and go to a parameter server (TF1's STANDARD_PS_OPS).
 STANDARD_PS_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "MutableHashTable", "MutableHashTableV2",

@@ -9,7 +9,7 @@ Each builds a queue, an enqueue op and a ``QueueRunner`` (added to the
 starts the runners with ``tf.train.start_queue_runners``. Op names follow
 TF1 (``batch/fifo_queue``, ``batch``, ``input_producer/limit_epochs/epochs``).
 Each adds TF1's ``fraction_of_N_full`` scalar summary. ``SparseTensor`` inputs
-travel as handles into a SparseTensorsMap (``dflow.ops.sparse_map_ops``), as in TF1.
+travel as handles into a SparseTensorsMap (``dflow.ops.sparse.sparse_map_ops``), as in TF1.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.composite import SparseTensor, SparseTensorValue
 from dflow.framework.graph import GraphKeys, Tensor, colocate_with, control_dependencies, name_scope
+from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, as_shape
-from dflow.ops.constant_op import constant, convert_to_tensor
-from dflow.ops.control_flow_ops import identity, with_dependencies
-from dflow.ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
-from dflow.ops.registry import apply_op, not_differentiable, register
-from dflow.ops.variables import Variable, _state
+from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.control_flow.control_flow_ops import identity, with_dependencies
+from dflow.ops.state.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
+from dflow.ops.state.variables import Variable, _state
 from dflow.train.queue_runner import QueueRunner, add_queue_runner
 
 # -- CountUpTo: the epoch counter ------------------------------------------------------------
@@ -94,7 +94,7 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
             raise ValueError("Either `input_tensor` must have a fully defined shape or `element_shape` must be "
                              "specified")
         if shuffle:
-            from dflow.ops.random_ops import random_shuffle
+            from dflow.ops.random.random_ops import random_shuffle
 
             input_tensor = random_shuffle(input_tensor, seed=seed)
         input_tensor = limit_epochs(input_tensor, num_epochs)
@@ -126,7 +126,7 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
 @tf_export("train.range_input_producer")
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None):
     """A queue of the integers ``0 .. limit - 1``."""
-    from dflow.ops.creation_ops import range as range_
+    from dflow.ops.array.creation_ops import range as range_
 
     with name_scope(name, "input_producer", [limit]) as name:
         return input_producer(range_(limit), [], num_epochs, shuffle, seed, capacity, shared_name,
@@ -139,8 +139,8 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
     """One row of each tensor of ``tensor_list`` per evaluation.
 
     The tensors have the same number of rows; rows come in (shuffled) order."""
-    from dflow.ops.gather_ops import gather
-    from dflow.ops.shape_ops import shape
+    from dflow.ops.array.gather_ops import gather
+    from dflow.ops.array.shape_ops import shape
 
     with name_scope(name, "input_producer", list(tensor_list)):
         tensor_list = [convert_to_tensor(t) for t in tensor_list]
@@ -238,8 +238,8 @@ def _validate_keep_input(keep_input, enqueue_many: bool):
 
 def _select_which_to_enqueue(tensor_list, keep_input) -> list:
     """The rows of each tensor whose ``keep_input`` entry is True (TF1's ``DynamicPartition``)."""
-    from dflow.ops.math_ops import cast
-    from dflow.ops.partition_ops import dynamic_partition
+    from dflow.ops.array.partition_ops import dynamic_partition
+    from dflow.ops.math.math_ops import cast
 
     select = cast(keep_input, dtypes.int32)
     return [dynamic_partition(x, select, num_partitions=2)[1] for x in tensor_list]
@@ -250,7 +250,7 @@ def _enqueue_ops(queue, tensor_list_list, enqueue_many: bool, keep_input) -> lis
     a vector selects rows, a scalar known at graph time keeps all or builds a ``NoOp``,
     else a ``tf.cond`` enqueues or does nothing when run."""
     from dflow.layers.core import smart_cond
-    from dflow.ops.control_flow_ops import no_op
+    from dflow.ops.control_flow.control_flow_ops import no_op
 
     enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
     if keep_input is None:
@@ -281,10 +281,10 @@ class _SparseInfo:
 def _store_sparse(t, enqueue_many: bool, keep_input, shared_name):
     """The handle(s) of ``t`` stored (what ``keep_input`` keeps), and the storing op."""
     from dflow.layers.core import smart_cond
-    from dflow.ops.creation_ops import ones
-    from dflow.ops.gather_ops import gather
-    from dflow.ops.sparse_array_ops import sparse_retain
-    from dflow.ops.sparse_map_ops import add_sparse_to_tensors_map
+    from dflow.ops.array.creation_ops import ones
+    from dflow.ops.array.gather_ops import gather
+    from dflow.ops.sparse.sparse_array_ops import sparse_retain
+    from dflow.ops.sparse.sparse_map_ops import add_sparse_to_tensors_map
 
     stores = []
 
@@ -309,7 +309,7 @@ def _store_sparse(t, enqueue_many: bool, keep_input, shared_name):
 def _store_sparse_tensors(tensor_list, enqueue_many: bool, keep_input, shared_map_ops=None):
     """``tensor_list`` with each SparseTensor replaced by its handles (``[1]`` per example), and a
     ``_SparseInfo`` (or None) per entry, as TF1's ``_store_sparse_tensors``."""
-    from dflow.ops.shape_ops import expand_dims
+    from dflow.ops.array.shape_ops import expand_dims
 
     stored, infos = [], []
     for t, shared in zip(tensor_list, shared_map_ops or [None] * len(tensor_list)):
@@ -343,8 +343,8 @@ def _store_sparse_tensors_join(tensor_list_list, enqueue_many: bool, keep_input)
 def _restore_sparse_tensors(dequeued, infos):
     """The dequeued tensors with each sparse entry's handles taken back out of its map as a batch
     SparseTensor; every output waits for all of them to be taken (so none stays in a map)."""
-    from dflow.ops.shape_ops import squeeze
-    from dflow.ops.sparse_map_ops import take_many_sparse_from_tensors_map
+    from dflow.ops.array.shape_ops import squeeze
+    from dflow.ops.sparse.sparse_map_ops import take_many_sparse_from_tensors_map
 
     if not any(infos):
         return dequeued
@@ -366,7 +366,7 @@ def _restore_sparse_tensors(dequeued, infos):
 def _fraction_full_summary(queue, capacity: int, min_after_dequeue: int | None = None, name: str | None = None):
     """TF1's scalar summary of how full ``queue`` is: ``fraction_of_<capacity>_full``, or for a shuffling
     queue the fraction above ``min_after_dequeue``, ``fraction_over_<min>_of_<capacity - min>_full``."""
-    from dflow.ops.math_ops import cast, maximum
+    from dflow.ops.math.math_ops import cast, maximum
     from dflow.summary.summary_ops import scalar
 
     if min_after_dequeue is None:

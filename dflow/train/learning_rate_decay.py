@@ -18,8 +18,9 @@ import math
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import Tensor, name_scope
-from dflow.ops import math_ops, select_ops
-from dflow.ops.constant_op import constant, convert_to_tensor
+from dflow.ops.array import select_ops
+from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.math import math_ops
 
 
 def _check_step(global_step, fn: str) -> None:
@@ -194,7 +195,7 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
                               num_periods=0.5, alpha=0.0, beta=0.001, name=None) -> Tensor:
     """``linear_cosine_decay`` with Gaussian noise on the linear part, of variance
     ``initial_variance / (1 + step) ** variance_decay`` (drawn anew at every evaluation)."""
-    from dflow.ops.random_ops import random_normal
+    from dflow.ops.random.random_ops import random_normal
 
     _check_step(global_step, "noisy_linear_cosine_decay")
     with name_scope(name or "NoisyLinearCosineDecay") as scope:

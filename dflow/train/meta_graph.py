@@ -105,7 +105,7 @@ class _Unsupported(Exception):
 
 
 def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
-    from dflow.ops.variables import Variable
+    from dflow.ops.state.variables import Variable
     from dflow.train.queue_runner import QueueRunner
     from dflow.train.saver import Saver
 
@@ -139,8 +139,8 @@ def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
 
 
 def _decode_collections(collection_def: dict, importer, graph: Graph) -> None:
-    from dflow.ops.partitioned_variables import SaveSliceInfo
-    from dflow.ops.variables import Variable
+    from dflow.ops.state.partitioned_variables import SaveSliceInfo
+    from dflow.ops.state.variables import Variable
     from dflow.train.queue_runner import QueueRunner, QueueRunnerDef
     from dflow.train.saver import SaverDef
 

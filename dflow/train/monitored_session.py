@@ -124,8 +124,8 @@ class Scaffold:
 
     def finalize(self) -> Scaffold:
         """Fills in the missing ops (see the class doc) and finalizes the default graph."""
-        from dflow.ops import variables
-        from dflow.ops.control_flow_ops import group
+        from dflow.ops.control_flow.control_flow_ops import group
+        from dflow.ops.state import variables
 
         if self._init_op is None:
             def default_init_op():
@@ -209,8 +209,8 @@ class Scaffold:
     @staticmethod
     def default_local_init_op():
         """Initialises the local variables and the ``TABLE_INITIALIZERS`` collection."""
-        from dflow.ops import variables
-        from dflow.ops.control_flow_ops import group
+        from dflow.ops.control_flow.control_flow_ops import group
+        from dflow.ops.state import variables
 
         return group(variables.local_variables_initializer(), *get_collection(GraphKeys.TABLE_INITIALIZERS))
 

@@ -21,11 +21,11 @@ from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.graph import GraphKeys, colocate_with, device, get_default_graph, name_scope
 from dflow.framework.tensor_util import init_scope
-from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.control_flow_ops import group
-from dflow.ops.math_ops import cast, minimum
-from dflow.ops.math_ops import pow as _pow
-from dflow.ops.variables import Variable, assign, assign_add, assign_sub
+from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.ops.control_flow.control_flow_ops import group
+from dflow.ops.math.math_ops import cast, minimum
+from dflow.ops.math.math_ops import pow as _pow
+from dflow.ops.state.variables import Variable, assign, assign_add, assign_sub
 from dflow.train import slot_creator
 
 _AVERAGEABLE = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -33,8 +33,8 @@ _AVERAGEABLE = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 def _zero_debias(unbiased_var, value, decay):
     """``unbiased_var = biased / (1 - (1 - decay)^t)``, ``biased`` being the plain moving average of ``value``."""
-    from dflow.ops import init_ops
-    from dflow.ops.variable_scope import get_variable, get_variable_scope, variable_scope
+    from dflow.ops.state import init_ops
+    from dflow.ops.state.variable_scope import get_variable, get_variable_scope, variable_scope
 
     with variable_scope(unbiased_var.op.name, values=[unbiased_var, value, decay]):
         taken = {v.op.name for v in get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES)}

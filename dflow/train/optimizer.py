@@ -31,11 +31,11 @@ from dflow.framework.graph import (
     get_default_graph,
     name_scope,
 )
-from dflow.ops import math_ops
-from dflow.ops.constant_op import constant, convert_to_tensor
-from dflow.ops.control_flow_ops import group, tuple_
-from dflow.ops.gradients_impl import gradients
-from dflow.ops.variables import Variable, assign_add, trainable_variables
+from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.control_flow.control_flow_ops import group, tuple_
+from dflow.ops.gradients.gradients_impl import gradients
+from dflow.ops.math import math_ops
+from dflow.ops.state.variables import Variable, assign_add, trainable_variables
 from dflow.train import slot_creator
 from dflow.train.training_ops import sparse_rows
 
@@ -60,9 +60,9 @@ def cast_to(value, dtype) -> Tensor:
 
 def deduplicate_indexed_slices(values, indices):
     """``(summed_values, unique_indices)``: the rows of an IndexedSlices with repeated indices summed."""
-    from dflow.ops.array_ops import shape as shape_of
-    from dflow.ops.array_ops import unique
-    from dflow.ops.segment_ops import unsorted_segment_sum
+    from dflow.ops.array.array_ops import shape as shape_of
+    from dflow.ops.array.array_ops import unique
+    from dflow.ops.math.segment_ops import unsorted_segment_sum
 
     unique_indices, positions = unique(indices)
     return unsorted_segment_sum(values, positions, shape_of(unique_indices)[0]), unique_indices

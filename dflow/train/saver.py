@@ -94,7 +94,7 @@ from dflow.framework.graph import (
     prepend_name_scope,
     strip_name_scope,
 )
-from dflow.ops.partitioned_variables import PartitionedVariable, SaveSliceInfo
+from dflow.ops.state.partitioned_variables import PartitionedVariable, SaveSliceInfo
 from dflow.train import checkpoint_format, checkpoint_management
 
 _log = logging.getLogger("dflow")
@@ -310,9 +310,9 @@ class Saver:
 
     def _build_ops(self) -> None:
         from dflow.framework.graph import colocate_with
-        from dflow.ops.constant_op import placeholder
-        from dflow.ops.control_flow_ops import group
-        from dflow.ops.variables import assign
+        from dflow.ops.array.constant_op import placeholder
+        from dflow.ops.control_flow.control_flow_ops import group
+        from dflow.ops.state.variables import assign
 
         graph = get_default_graph()
         var_list = _default_var_list(graph) if self._var_list is None else self._var_list

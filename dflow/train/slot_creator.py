@@ -13,8 +13,8 @@ from __future__ import annotations
 import contextlib
 
 from dflow.framework.graph import colocate_with, control_dependencies
-from dflow.ops import creation_ops, shape_ops
-from dflow.ops.variable_scope import get_variable, variable_scope
+from dflow.ops.array import creation_ops, shape_ops
+from dflow.ops.state.variable_scope import get_variable, variable_scope
 
 
 def _slot_variable(primary, initializer, name: str, colocate_with_primary: bool, **kwargs):
@@ -56,7 +56,7 @@ def ones_initializer(shape, dtype=None, partition_info=None):
 
 def constant_initializer(value):
     """An initializer filling the slot with ``value`` (a ``Const`` op, as TF1's)."""
-    from dflow.ops.constant_op import constant
+    from dflow.ops.array.constant_op import constant
 
     def init(shape, dtype=None, partition_info=None):
         return constant(value, dtype=dtype, shape=shape)

@@ -62,12 +62,12 @@ import logging
 from dflow._api import tf_export
 from dflow.framework.composite import IndexedSlices
 from dflow.framework.graph import GraphKeys, Tensor, colocate_with, control_dependencies, device, name_scope
-from dflow.ops.accumulator_ops import ConditionalAccumulator
-from dflow.ops.control_flow_ops import group, no_op
-from dflow.ops.creation_ops import fill
-from dflow.ops.data_flow_ops import FIFOQueue
-from dflow.ops.sparse_accumulator import SparseConditionalAccumulator
-from dflow.ops.variables import Variable, assign, global_variables, report_uninitialized_variables
+from dflow.ops.array.creation_ops import fill
+from dflow.ops.control_flow.control_flow_ops import group, no_op
+from dflow.ops.state.accumulator_ops import ConditionalAccumulator
+from dflow.ops.state.data_flow_ops import FIFOQueue
+from dflow.ops.state.sparse_accumulator import SparseConditionalAccumulator
+from dflow.ops.state.variables import Variable, assign, global_variables, report_uninitialized_variables
 from dflow.train import session_run_hook
 from dflow.train.optimizer import Optimizer
 from dflow.train.queue_runner import QueueRunner

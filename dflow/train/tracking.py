@@ -49,14 +49,14 @@ def _escape(name: str) -> str:
 
 
 def _is_variable(obj) -> bool:
-    from dflow.ops.variables import Variable
+    from dflow.ops.state.variables import Variable
 
     return isinstance(obj, Variable)
 
 
 def _children(obj) -> list:
     """``[(name, child)]`` of a trackable object, in a stable order."""
-    from dflow.ops.partitioned_variables import PartitionedVariable
+    from dflow.ops.state.partitioned_variables import PartitionedVariable
     from dflow.train.optimizer import Optimizer
 
     if isinstance(obj, Checkpoint):
@@ -83,7 +83,7 @@ def _is_layer(obj) -> bool:
 
 
 def _trackable(obj) -> bool:
-    from dflow.ops.partitioned_variables import PartitionedVariable
+    from dflow.ops.state.partitioned_variables import PartitionedVariable
     from dflow.train.optimizer import Optimizer
 
     if _is_variable(obj) or isinstance(obj, (Checkpoint, Optimizer, PartitionedVariable)) or _is_layer(obj):
@@ -193,7 +193,7 @@ class Checkpoint:
         """An int64 variable counting ``save`` calls; created on first use (not trainable)."""
         if self._save_counter is None:
             from dflow.framework.graph import control_dependencies, name_scope
-            from dflow.ops.variables import Variable
+            from dflow.ops.state.variables import Variable
 
             with control_dependencies(None), name_scope(None):
                 self._save_counter = Variable(np.int64(0), name="save_counter", trainable=False, dtype=dtypes.int64)
@@ -258,7 +258,7 @@ class Checkpoint:
 
 
 def _is_initialized(v):
-    from dflow.ops.variables import is_variable_initialized
+    from dflow.ops.state.variables import is_variable_initialized
 
     return is_variable_initialized(v)
 
@@ -288,7 +288,7 @@ class CheckpointLoadStatus(_Status):
 
     def run_restore_ops(self, session=None) -> None:
         """Assigns every matched object its value from the checkpoint (one run)."""
-        from dflow.ops.variables import Variable
+        from dflow.ops.state.variables import Variable
 
         session = _session(session)
         matched = self._matched()
@@ -298,9 +298,9 @@ class CheckpointLoadStatus(_Status):
         values = self._reader.get_tensors(names, writable=False)
         feeds, ops = {}, []
         from dflow.framework.graph import control_dependencies
-        from dflow.ops.constant_op import placeholder
-        from dflow.ops.control_flow_ops import group
-        from dflow.ops.variables import assign
+        from dflow.ops.array.constant_op import placeholder
+        from dflow.ops.control_flow.control_flow_ops import group
+        from dflow.ops.state.variables import assign
 
         cache = self._checkpoint.__dict__.setdefault("_restore_cache", {})
         for name, value in zip(names, values):

@@ -2,7 +2,7 @@
 
 An apply op names the variable it trains by ``attrs["var"]`` (the VariableV2
 op) and the optimizer's slot variables for it by ``attrs["slots"]``, as the
-other update ops of ``dflow.ops.variables`` do; its inputs are the gradient
+other update ops of ``dflow.ops.state.variables`` do; its inputs are the gradient
 and the hyperparameters (scalars of the variable's dtype), so a learning rate
 may be any tensor, a decay schedule or a placeholder. Its output is the
 variable's new value.
@@ -30,13 +30,13 @@ import numpy as np
 
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, colocate_with
+from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._blas import over_elements
+from dflow.kernels.blas import over_elements
 from dflow.ops._common import array_module
-from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.index_args import host
-from dflow.ops.registry import apply_op, not_differentiable, register
-from dflow.ops.variables import _state
+from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.ops.array.index_args import host
+from dflow.ops.state.variables import _state
 from dflow.sessions.resources import update_in_place
 
 

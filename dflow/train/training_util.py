@@ -25,8 +25,8 @@ def get_global_step(graph=None):
 @tf_export("train.create_global_step")
 def create_global_step(graph=None):
     """Creates the global step (int64 scalar, 0, not trainable); ValueError if it exists."""
-    from dflow.ops import init_ops
-    from dflow.ops.variable_scope import get_variable
+    from dflow.ops.state import init_ops
+    from dflow.ops.state.variable_scope import get_variable
 
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:

@@ -20,7 +20,7 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import errors, file_io
 from dflow.framework.graph import GraphKeys, get_default_graph
-from dflow.ops.registry import apply_op, not_differentiable, register
+from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.train import checkpoint_utils
 from dflow.train.checkpoint_format import CheckpointReader
 
@@ -74,7 +74,7 @@ not_differentiable("RestoreAndRemapVocab")
 
 
 def _warm_start_with_vocab(var, prefix: str, tensor_name: str, info: VocabInfo) -> None:
-    from dflow.ops import init_ops
+    from dflow.ops.state import init_ops
 
     shape = var.shape.as_list()
     if None in shape:

@@ -119,7 +119,7 @@ def test_convolutions_on_a_worker_run_on_onednn(local_cluster, cluster_client):
     import numpy as np
 
     import dflow as tf
-    from dflow.ops import _onednn
+    from dflow.kernels import onednn as _onednn
 
     if not _onednn.available():
         pytest.skip(f"oneDNN not used: {_onednn.why_not()}")
@@ -142,7 +142,8 @@ def test_convolutions_on_a_worker_run_on_onednn(local_cluster, cluster_client):
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5 * np.abs(b).max())
 
     def ran():
-        from dflow.ops import _blas, _onednn
+        from dflow.kernels import blas as _blas
+        from dflow.kernels import onednn as _onednn
 
         return sorted({key[0] for key in _onednn._cache}), {key[-1] for key in _onednn._cache}, _blas._threads()
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.debugging.summarize import summarize_v1, summarize_v2
+from dflow.ops.debugging.summarize import summarize_v1, summarize_v2
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.string_ops import fingerprint64
+from dflow.ops.strings.string_ops import fingerprint64
 
 fc = tf.feature_column
 

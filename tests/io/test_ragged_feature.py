@@ -256,15 +256,15 @@ def test_bad_partitions(kind, validate):
 
 @pytest.mark.parametrize("build, error, message", [  # TF 2.15
     (lambda: R(tf.int64, partitions=[("x",)]), TypeError,
-     "Argument `partitions` must be a list of partition objects (<class 'dflow.ops.example_parsing.RowSplits'>, "
-     "<class 'dflow.ops.example_parsing.RowLengths'>, <class 'dflow.ops.example_parsing.RowStarts'>, "
-     "<class 'dflow.ops.example_parsing.RowLimits'>, <class 'dflow.ops.example_parsing.ValueRowIds'>, "
-     "<class 'dflow.ops.example_parsing.UniformRowLength'>); got: ('x',)"),
+     "Argument `partitions` must be a list of partition objects (<class 'dflow.ops.io.example_parsing.RowSplits'>, "
+     "<class 'dflow.ops.io.example_parsing.RowLengths'>, <class 'dflow.ops.io.example_parsing.RowStarts'>, "
+     "<class 'dflow.ops.io.example_parsing.RowLimits'>, <class 'dflow.ops.io.example_parsing.ValueRowIds'>, "
+     "<class 'dflow.ops.io.example_parsing.UniformRowLength'>); got: ('x',)"),
     (lambda: R(tf.int64, partitions=[tf.io.VarLenFeature(tf.int64)]), TypeError,
-     "Argument `partitions` must be a list of partition objects (<class 'dflow.ops.example_parsing.RowSplits'>, "
-     "<class 'dflow.ops.example_parsing.RowLengths'>, <class 'dflow.ops.example_parsing.RowStarts'>, "
-     "<class 'dflow.ops.example_parsing.RowLimits'>, <class 'dflow.ops.example_parsing.ValueRowIds'>, "
-     "<class 'dflow.ops.example_parsing.UniformRowLength'>); got: VarLenFeature(dtype=tf.int64)"),
+     "Argument `partitions` must be a list of partition objects (<class 'dflow.ops.io.example_parsing.RowSplits'>, "
+     "<class 'dflow.ops.io.example_parsing.RowLengths'>, <class 'dflow.ops.io.example_parsing.RowStarts'>, "
+     "<class 'dflow.ops.io.example_parsing.RowLimits'>, <class 'dflow.ops.io.example_parsing.ValueRowIds'>, "
+     "<class 'dflow.ops.io.example_parsing.UniformRowLength'>); got: VarLenFeature(dtype=tf.int64)"),
     (lambda: R(tf.int64, partitions="x"), TypeError,
      "Argument `partitions` must be a list or tuple. Received partitions=x of type str."),
     (lambda: R(tf.int32), ValueError, "Argument `dtype` must be int64, float32, or bytes; got tf.int32"),

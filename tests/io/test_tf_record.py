@@ -126,7 +126,7 @@ def _reference_records(data: bytes):
     """TF's record reading, one record at a time (the definition the chunked reader must agree with)."""
     import struct
 
-    from dflow.summary.crc32c import masked_crc32c
+    from dflow.kernels.crc32c import masked_crc32c
 
     out, pos = [], 0
     while len(data) - pos >= 12:

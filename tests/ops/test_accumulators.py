@@ -11,7 +11,7 @@ import pytest
 
 import dflow as tf
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.accumulator_state import AccumulatorState
+from dflow.ops.state.accumulator_state import AccumulatorState
 
 
 def run_in_thread(fn):
@@ -43,7 +43,7 @@ def waiting_takes(acc_state) -> int:
 
 def state_of(sess, acc):
     """The AccumulatorState behind ``acc`` in ``sess`` (runs its handle op)."""
-    from dflow.ops.data_flow_ops import resource_key
+    from dflow.ops.state.data_flow_ops import resource_key
 
     handle = sess.run(acc.accumulator_ref)
     return sess._runtime.resources.resource(resource_key("accumulator", handle))

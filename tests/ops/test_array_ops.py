@@ -657,11 +657,11 @@ def test_exports_and_aliases():
 
 def test_array_ops_module_holds_the_whole_family():
     # Other op modules reach these through array_ops, as TF1 code does.
-    from dflow.ops import array_ops
+    from dflow.ops.array import array_ops
 
     for name in ("ones_like", "zeros_like", "reshape", "gather", "boolean_mask", "pad", "tile", "eye",
                  "strided_slice", "slice", "unique", "stop_gradient", "stack", "concat"):
-        public = getattr(tf, name)  # possibly wrapped to take RaggedTensors (dflow.ragged.install_dispatch)
+        public = getattr(tf, name)  # possibly wrapped to take RaggedTensors (dflow.ops.ragged.install_dispatch)
         assert getattr(array_ops, name) is getattr(public, "_ragged_original", public), name
     assert array_ops.top_k is tf.nn.top_k
 

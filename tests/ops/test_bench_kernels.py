@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops import _blas, _onednn
+from dflow.kernels import blas as _blas
+from dflow.kernels import onednn as _onednn
 from dflow.train.adam import _apply_adam
 
 
@@ -259,7 +260,7 @@ def test_adam_xent_and_pooling_in_shares_equal_one_thread_exactly(monkeypatch):
     var, m, v, grad = (rng.normal(size=(61, 33)).astype(np.float32) for _ in range(4))
     v = np.abs(v)
     scalars = [np.float32(s) for s in (0.9 ** 3, 0.999 ** 3, 1e-3, 0.9, 0.999, 1e-8)]
-    from dflow.ops import nn_losses, pool_ops
+    from dflow.ops.nn import nn_losses, pool_ops
 
     logits = rng.normal(size=(37, 53)).astype(np.float32)
     labels = rng.integers(0, 53, 37)
@@ -334,7 +335,7 @@ def test_bias_add_and_relu_and_its_gradient_in_shares_equal_one_thread(shares):
 def test_max_pool_grad_of_tiling_windows_equals_the_general_kernel(case):
     """The 2 x 2 / stride 2 fast path (views of the reshaped input) routes each window's gradient
     exactly as the general kernel does: to its first maximum, +0.0 elsewhere, inf and nan kept."""
-    from dflow.ops import pool_ops
+    from dflow.ops.nn import pool_ops
 
     rng = np.random.default_rng(3)
     shape, k, fmt, dtype = (4, 6, 8, 5), [1, 2, 2, 1], "NHWC", np.float32

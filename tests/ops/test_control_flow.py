@@ -573,7 +573,7 @@ def test_a_loops_weight_gradients_summed_after_the_loop_equal_the_step_by_step_s
     """The reverse loop computes a captured weight's gradient (x.T @ dz each step) and a bias's
     (the rows of dz summed) as one product and one sum of the stacked steps; a weight used twice a
     step (an AddN of two products) keeps the sum step by step. Both equal the step-by-step sums."""
-    from dflow.ops import control_flow_grad
+    from dflow.ops.control_flow import control_flow_grad
 
     rng = np.random.default_rng(0)
     x0 = rng.normal(size=(5, 6)).astype(np.float32)
@@ -604,7 +604,7 @@ def test_a_loops_weight_gradients_summed_after_the_loop_equal_the_step_by_step_s
 
 
 def test_deferred_gradient_plans_pick_products_and_bias_sums_only():
-    from dflow.ops import control_flow_grad
+    from dflow.ops.control_flow import control_flow_grad
 
     with tf.Graph().as_default():
         w = tf.constant(np.ones((4, 4), np.float32))

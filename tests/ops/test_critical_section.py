@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.registry import apply_op, register
+from dflow.framework.op_registry import apply_op, register
 
 
 def _sleep_then_identity(x, seconds):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops import fake_quant_ops
+from dflow.ops.array import fake_quant_ops
 from tests.ops.harness import check_kernel_dtypes, run
 
 F32 = np.float32

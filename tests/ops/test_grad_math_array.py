@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.registry import get_opdef, register, registered_op_types
+from dflow.framework.op_registry import get_opdef, register, registered_op_types
 from tests.ops.gradcheck import check_gradients
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*encountered in:RuntimeWarning")
@@ -552,7 +552,7 @@ def test_missing_rule_raises_lookup_error_naming_the_op():
     if "GradTestOpWithoutRule" not in registered_op_types():
         register("GradTestOpWithoutRule", infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
                  kernel=lambda x: x)
-    from dflow.ops.registry import apply_op
+    from dflow.framework.op_registry import apply_op
 
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [2])

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.registry import _OPS, apply_op, get_opdef
+from dflow.framework.op_registry import _OPS, apply_op, get_opdef
 from tests.ops.gradcheck import check_gradients
 
 rng = np.random.default_rng(20261122)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.init_ops import _compute_fans
+from dflow.ops.state.init_ops import _compute_fans
 from tests.ops.harness import run
 
 TRUNC = 0.87962566103423978  # std of a unit normal truncated to [-2, 2]
@@ -501,7 +501,7 @@ def test_get_config_matches_tf1_and_round_trips(init, config):
 
 
 def test_base_initializer_is_abstract():
-    from dflow.ops.init_ops import Initializer
+    from dflow.ops.state.init_ops import Initializer
 
     with pytest.raises(NotImplementedError):
         Initializer()([2])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops import linalg_ops
+from dflow.ops.linalg import linalg_ops
 from tests.ops import harness
 
 c = tf.constant
@@ -719,7 +719,7 @@ def test_plain_matmul_kernel_is_the_bare_product():
 
 
 def test_matmul_constant_folds_for_shape_arguments():
-    from dflow.ops.registry import constant_value
+    from dflow.framework.op_registry import constant_value
 
     np.testing.assert_array_equal(constant_value(tf.matmul(c([[1, 2]]), c([[3], [4]]))), [[11]])
 

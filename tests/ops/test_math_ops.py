@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.registry import get_opdef
+from dflow.framework.op_registry import get_opdef
 from tests.ops import harness
 
 # inf and NaN results are TF semantics here, not accidents: numpy's warnings about them are noise.
@@ -573,8 +573,8 @@ def test_attrless_ops_run_the_ufunc_itself(op_type, ufunc):
 
 @pytest.mark.parametrize("op_type, ufunc", [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply)])
 def test_small_arithmetic_runs_the_ufunc_itself_and_large_goes_in_shares(op_type, ufunc):
-    from dflow.ops import _blas
-    from dflow.ops.registry import apply_op
+    from dflow.framework.op_registry import apply_op
+    from dflow.kernels import blas as _blas
 
     small = apply_op(op_type, [c(np.ones((3, 4))), c(np.ones(4))], {}).outputs[0]
     assert small.op._opdef.bind(small.op, None) is ufunc  # no Python wrapper between the run loop and numpy

@@ -338,8 +338,8 @@ def test_binary_gradients_numerically():
 
 def test_scipy_agrees_over_wide_ranges():
     sp = pytest.importorskip("scipy.special")
-    from dflow.ops import _bessel_kernels as bk
-    from dflow.ops import _special_kernels as sk
+    from dflow.kernels import bessel as bk
+    from dflow.kernels import special as sk
     x = np.concatenate([np.linspace(-40, 40, 801), np.logspace(-8, 3, 60)])
     xp = x[x > 0]
     cases = [(sk.lgamma, sp.gammaln, x), (sk.digamma, sp.digamma, x[np.abs(x - np.round(x)) > 0.05]),

@@ -1,4 +1,4 @@
-"""The compiled loops (``dflow/ops/_numba.py``) give what the numpy kernels give, bit for bit.
+"""The compiled loops (``dflow/kernels/numba_loops.py``) give what the numpy kernels give, bit for bit.
 
 Adam and ReluGrad run on Numba from ``_numba.ELEMENTS`` elements; each case here runs the
 same update both ways (the numpy kernels under ``_numba.disabled()``) and compares the bits.
@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops import _blas, _numba
-from dflow.ops.nn_activations import _relu_grad
+from dflow.kernels import blas as _blas
+from dflow.kernels import numba_loops as _numba
+from dflow.ops.nn.nn_activations import _relu_grad
 from dflow.train.adam import _apply_adam, _apply_adam_in_place
 
 pytestmark = pytest.mark.skipif(not _numba.available(), reason=f"Numba not used: {_numba.why_not()}")

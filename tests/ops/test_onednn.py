@@ -1,4 +1,4 @@
-"""Convolutions through oneDNN (``dflow/ops/_onednn.py``) give what dflow's numpy kernels give.
+"""Convolutions through oneDNN (``dflow/kernels/onednn.py``) give what dflow's numpy kernels give.
 
 Every case runs the same graph twice, on oneDNN and on the numpy kernels (``_onednn.disabled``),
 and compares the forward pass and both gradients; the numpy kernels themselves are checked
@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops import _blas, _dnnl, _onednn
+from dflow.kernels import blas as _blas
+from dflow.kernels import dnnl as _dnnl
+from dflow.kernels import onednn as _onednn
 
 pytestmark = pytest.mark.skipif(not _onednn.available(), reason=f"oneDNN not used: {_onednn.why_not()}")
 
@@ -319,7 +321,7 @@ def test_a_forked_child_runs_convolutions():
     # libgomp's team does not survive fork(): a child that ran oneDNN's parallel regions hung.
     code = """
 import os, numpy as np
-from dflow.ops import _onednn
+from dflow.kernels import onednn as _onednn
 x = np.random.rand(8, 14, 14, 32).astype(np.float32); w = np.random.rand(5, 5, 32, 64).astype(np.float32)
 geometry = ((1, 1), (1, 1), [(2, 2), (2, 2)], False)
 y = _onednn.conv_forward(x, w, (8, 14, 14, 64), *geometry)

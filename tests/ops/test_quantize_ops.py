@@ -1,4 +1,4 @@
-"""TF1's tf.quantize / quantize_v2 / dequantize / quantized_concat (dflow/ops/quantize_ops.py).
+"""TF1's tf.quantize / quantize_v2 / dequantize / quantized_concat (dflow/ops/array/quantize_ops.py).
 
 Every expected value below was printed by TensorFlow 2.15 (``tf.compat.v1``, graph mode).
 """

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.queue_state import QueueState
+from dflow.ops.state.queue_state import QueueState
 from dflow.sessions.run_context import RunContext
 
 

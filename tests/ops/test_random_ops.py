@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.random_ops import DEFAULT_GRAPH_SEED
+from dflow.ops.random.random_ops import DEFAULT_GRAPH_SEED
 from tests.ops.harness import run
 
 MAXINT32 = 2**31 - 1

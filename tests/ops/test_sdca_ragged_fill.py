@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops import sdca_ops
+from dflow.ops.nn import sdca_ops
 from tests.ops.gradcheck import check_gradients
 from tests.ops.harness import run
 

@@ -294,8 +294,8 @@ def test_shared_name_reused_with_another_dtype_or_shape_is_invalid_argument():
 # -- VariableDef and SaveSliceInfoDef (TF 2.15, compat.v1 ref variables: /tmp/ref/vdef.py) --------------------
 
 def test_variable_defs_name_the_variables_ops_as_tf():
-    from dflow.ops.partitioned_variables import SaveSliceInfoDef
-    from dflow.ops.variables import VariableDef
+    from dflow.ops.state.partitioned_variables import SaveSliceInfoDef
+    from dflow.ops.state.variables import VariableDef
 
     v = tf.Variable([1.0, 2.0], name="v")
     assert v.to_proto() == VariableDef("v:0", "v/initial_value:0", "v/Assign", "v/read:0", trainable=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import dflow
-import dflow.ragged
+import dflow.ops.ragged
 from dflow.framework import errors
 
 tf = dflow
@@ -493,7 +493,7 @@ def test_graph_construction_errors(build, error, message):
 def test_dispatch_leaves_dense_calls_alone(sess):
     assert sess.run(tf.add(tf.constant([1, 2]), 3)).tolist() == [4, 5]
     assert sess.run(tf.reduce_sum(tf.constant([[1, 2], [3, 4]]), axis=1)).tolist() == [3, 7]
-    assert tf.add.__doc__ == dflow.ops.math_ops.add.__doc__
+    assert tf.add.__doc__ == dflow.ops.math.math_ops.add.__doc__
 
 
 def test_install_dispatch_undo():
@@ -501,11 +501,11 @@ def test_install_dispatch_undo():
 
     root = types.ModuleType("dflow")
     root.math = types.ModuleType("dflow.math")
-    root.abs = root.math.abs = dflow.ops.math_ops.abs
-    undo = dflow.ragged.install_dispatch(root)
-    assert root.abs is root.math.abs and root.abs is not dflow.ops.math_ops.abs
+    root.abs = root.math.abs = dflow.ops.math.math_ops.abs
+    undo = dflow.ops.ragged.install_dispatch(root)
+    assert root.abs is root.math.abs and root.abs is not dflow.ops.math.math_ops.abs
     undo()
-    assert root.abs is dflow.ops.math_ops.abs and root.math.abs is dflow.ops.math_ops.abs
+    assert root.abs is dflow.ops.math.math_ops.abs and root.math.abs is dflow.ops.math.math_ops.abs
 
 
 def test_incompatible_broadcast_fails_at_run_time(sess):

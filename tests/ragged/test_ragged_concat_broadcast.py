@@ -242,7 +242,7 @@ def test_dense_row_against_ragged_rows(sess):
 def test_concat_and_stack_dispatch_only_with_ragged_inputs(sess):
     assert sess.run(tf.concat([tf.constant([1]), tf.constant([2])], 0)).tolist() == [1, 2]
     assert sess.run(tf.stack([tf.constant(1), tf.constant(2)])).tolist() == [1, 2]
-    assert tf.concat.__doc__ == dflow.ops.array_ops.concat.__doc__
+    assert tf.concat.__doc__ == dflow.ops.array.array_ops.concat.__doc__
 
 
 def test_op_names():

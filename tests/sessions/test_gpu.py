@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.registry import apply_op, register
+from dflow.framework.op_registry import apply_op, register
 
 cupy = pytest.importorskip("cupy")
 pytestmark = pytest.mark.gpu

@@ -6,8 +6,8 @@ import time
 import pytest
 
 import dflow as tf
+from dflow.framework.op_registry import apply_op, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.registry import apply_op, register
 
 GATE = threading.Condition()
 OPEN = []

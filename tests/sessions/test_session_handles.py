@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.ops.session_ops import STORE_KEY, TensorHandle
+from dflow.ops.state.session_ops import STORE_KEY, TensorHandle
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 

@@ -213,7 +213,7 @@ def test_enqueue_many_sparse_and_inconsistent_join():
 
 
 def test_take_of_a_handle_not_in_the_map_is_an_invalid_argument_error():
-    from dflow.ops.sparse_map_ops import add_sparse_to_tensors_map, take_many_sparse_from_tensors_map
+    from dflow.ops.sparse.sparse_map_ops import add_sparse_to_tensors_map, take_many_sparse_from_tensors_map
 
     h = add_sparse_to_tensors_map(tf.SparseTensor([[0]], [1.0], [3]))
     taken = take_many_sparse_from_tensors_map(h.op, tf.stack([h]), rank=2)

@@ -16,11 +16,8 @@ import pytest
 
 import dflow as tf
 from dflow.dashboard.report import trace_doc
-from dflow.sessions import fusion, overlap
-from dflow.sessions.config import DeviceStepStats, NodeExecStats, RunMetadata
-from dflow.sessions.session import _node_memory, allocator_name
-from dflow.summary import proto
-from dflow.summary.proto import (
+from dflow.framework import summary_pb as proto
+from dflow.framework.summary_pb import (
     AllocationDescription,
     AllocationRecord,
     AllocatorMemoryUsed,
@@ -30,6 +27,9 @@ from dflow.summary.proto import (
     TensorShapeProto,
     run_metadata_proto,
 )
+from dflow.sessions import fusion, overlap
+from dflow.sessions.config import DeviceStepStats, NodeExecStats, RunMetadata
+from dflow.sessions.session import _node_memory, allocator_name
 from dflow.train.timeline import chrome_trace
 
 FULL_TRACE = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)

@@ -58,7 +58,7 @@ def stop(sess, coord):
 
 
 def accumulator_states(sess, opt):
-    from dflow.ops.data_flow_ops import resource_key
+    from dflow.ops.state.data_flow_ops import resource_key
 
     out = []
     for acc, _ in opt._accumulator_list:

@@ -222,7 +222,7 @@ def test_scopes_container_and_behaviour_switches():
     with pytest.raises(NotImplementedError, match="tf.equal"):
         tf.enable_tensor_equality()
     tf.disable_tensor_equality()
-    from dflow.ops.variables import _resource_variables
+    from dflow.ops.state.variables import _resource_variables
 
     assert tf.resource_variables_enabled() is False
     tf.enable_resource_variables()

@@ -37,9 +37,9 @@ from dflow.estimator.canned.optimizers import get_optimizer_instance
 from dflow.estimator.estimator import Estimator
 from dflow.framework import dtypes
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
-from dflow.ops import math_ops, reduction_ops
-from dflow.ops.nn_activations import relu
-from dflow.ops.variable_scope import get_variable, variable_scope
+from dflow.ops.math import math_ops, reduction_ops
+from dflow.ops.nn.nn_activations import relu
+from dflow.ops.state.variable_scope import get_variable, variable_scope
 
 _LEARNING_RATE = 0.05
 
@@ -60,9 +60,9 @@ def _add_hidden_layer_summary(value: Tensor, tag: str) -> None:
 
 def _dense(net: Tensor, units: int, activation_fn) -> Tensor:
     """TF1's ``tf.layers.Dense`` in the current variable scope: ``kernel`` (Glorot uniform) and ``bias`` (zeros)."""
-    from dflow.ops.init_ops import glorot_uniform_initializer, zeros_initializer
-    from dflow.ops.linalg_ops import matmul
-    from dflow.ops.nn_ops import bias_add
+    from dflow.ops.linalg.linalg_ops import matmul
+    from dflow.ops.nn.nn_ops import bias_add
+    from dflow.ops.state.init_ops import glorot_uniform_initializer, zeros_initializer
 
     in_dim = net.shape.as_list()[-1] if net.shape.ndims else None
     if in_dim is None:
@@ -76,9 +76,9 @@ def _dense(net: Tensor, units: int, activation_fn) -> Tensor:
 
 def _batch_norm(net: Tensor, training: bool, name: str, momentum=0.999, epsilon=1e-3) -> Tensor:
     """TF1's ``tf.layers.BatchNormalization`` over the last axis of a ``[batch, units]`` input."""
-    from dflow.ops.init_ops import ones_initializer, zeros_initializer
-    from dflow.ops.nn_norm_ops import batch_normalization, moments
-    from dflow.ops.variables import assign_sub
+    from dflow.ops.nn.nn_norm_ops import batch_normalization, moments
+    from dflow.ops.state.init_ops import ones_initializer, zeros_initializer
+    from dflow.ops.state.variables import assign_sub
 
     units = net.shape.as_list()[-1]
     with variable_scope(name):
@@ -118,7 +118,7 @@ def dnn_logit_fn_builder(units, hidden_units, feature_columns, activation_fn, dr
     returning its ``[batch, units]`` logits."""
     from dflow.estimator.model_fn import ModeKeys
     from dflow.feature_column.feature_column import input_layer
-    from dflow.ops.nn_ops import dropout as nn_dropout
+    from dflow.ops.nn.nn_ops import dropout as nn_dropout
 
     if isinstance(units, bool) or not isinstance(units, numbers.Integral):
         raise ValueError(f"units must be an int.  Given type: {type(units)}")

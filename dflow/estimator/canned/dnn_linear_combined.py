@@ -23,8 +23,8 @@ from dflow.estimator.canned import linear as linear_lib
 from dflow.estimator.canned.optimizers import get_optimizer_instance
 from dflow.estimator.estimator import Estimator
 from dflow.framework.graph import GraphKeys, control_dependencies, get_default_graph
-from dflow.ops.nn_activations import relu
-from dflow.ops.variable_scope import variable_scope
+from dflow.ops.nn.nn_activations import relu
+from dflow.ops.state.variable_scope import variable_scope
 
 _DNN_LEARNING_RATE = 0.001
 _LINEAR_LEARNING_RATE = 0.005
@@ -57,8 +57,8 @@ def _dnn_linear_combined_model_fn(features, labels, mode, head, linear_feature_c
                                   input_layer_partitioner=None, config=None, batch_norm=False,
                                   linear_sparse_combiner="sum"):
     """TF1's wide-and-deep ``model_fn``."""
-    from dflow.ops.control_flow_ops import group
-    from dflow.ops.variables import assign_add
+    from dflow.ops.control_flow.control_flow_ops import group
+    from dflow.ops.state.variables import assign_add
     from dflow.train.training_util import get_global_step
 
     dnn_lib._validate_features(features)

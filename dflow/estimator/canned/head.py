@@ -53,9 +53,10 @@ from dflow.estimator.canned.head_checks import (
 )
 from dflow.framework import dtypes
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
-from dflow.ops import array_ops, math_ops, reduction_ops, shape_ops
-from dflow.ops.constant_op import constant, convert_to_tensor
-from dflow.ops.losses_ops import Reduction
+from dflow.ops.array import array_ops, shape_ops
+from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.math import math_ops, reduction_ops
+from dflow.ops.nn.losses_ops import Reduction
 
 LossSpec = collections.namedtuple("LossSpec", ["training_loss", "unreduced_loss", "weights", "processed_labels"])
 
@@ -108,7 +109,7 @@ def _num_present(losses: Tensor, weights) -> Tensor:
 
 
 def _ones_like(t: Tensor) -> Tensor:
-    from dflow.ops.creation_ops import ones_like
+    from dflow.ops.array.creation_ops import ones_like
 
     return ones_like(t)
 
@@ -147,7 +148,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
 
 
 def _vocabulary_lookup(labels: Tensor, vocabulary) -> Tensor:
-    from dflow.ops.lookup_ops import vocabulary_lookup
+    from dflow.ops.state.lookup_ops import vocabulary_lookup
 
     if labels.dtype is not dtypes.string:
         raise ValueError(f"Labels dtype should be string if there is a vocabulary. Instead got {labels.dtype}")
@@ -155,8 +156,8 @@ def _vocabulary_lookup(labels: Tensor, vocabulary) -> Tensor:
 
 
 def _class_strings(class_ids: Tensor, label_vocabulary) -> Tensor:
-    from dflow.ops.gather_ops import gather
-    from dflow.ops.string_ops import as_string
+    from dflow.ops.array.gather_ops import gather
+    from dflow.ops.strings.string_ops import as_string
 
     if label_vocabulary:
         with name_scope(None, "class_string_lookup", [class_ids]):
@@ -166,8 +167,8 @@ def _class_strings(class_ids: Tensor, label_vocabulary) -> Tensor:
 
 
 def _all_class_ids(logits: Tensor, n_classes: int) -> Tensor:
-    from dflow.ops.creation_ops import range as tf_range
-    from dflow.ops.tiling_ops import tile
+    from dflow.ops.array.creation_ops import range as tf_range
+    from dflow.ops.array.tiling_ops import tile
 
     batch_size = shape_ops.shape(logits)[0]
     ids = shape_ops.expand_dims(tf_range(n_classes), 0)
@@ -175,9 +176,9 @@ def _all_class_ids(logits: Tensor, n_classes: int) -> Tensor:
 
 
 def _all_classes(logits: Tensor, n_classes: int, label_vocabulary=None) -> Tensor:
-    from dflow.ops.creation_ops import range as tf_range
-    from dflow.ops.string_ops import as_string
-    from dflow.ops.tiling_ops import tile
+    from dflow.ops.array.creation_ops import range as tf_range
+    from dflow.ops.array.tiling_ops import tile
+    from dflow.ops.strings.string_ops import as_string
 
     batch_size = shape_ops.shape(logits)[0]
     if label_vocabulary:
@@ -188,7 +189,7 @@ def _all_classes(logits: Tensor, n_classes: int, label_vocabulary=None) -> Tenso
 
 
 def _indicator_labels_mean(labels, weights=None, name=None):
-    from dflow.ops.metrics_ops import broadcast_weights, mean
+    from dflow.ops.metrics.metrics_ops import broadcast_weights, mean
 
     with name_scope(name, "labels_mean", [labels]):
         labels = math_ops.cast(labels, dtypes.float32, name="labels")
@@ -198,7 +199,7 @@ def _indicator_labels_mean(labels, weights=None, name=None):
 
 
 def _predictions_mean(predictions, weights=None, name=None):
-    from dflow.ops.metrics_ops import broadcast_weights, mean
+    from dflow.ops.metrics.metrics_ops import broadcast_weights, mean
 
     with name_scope(name, "predictions_mean", [predictions]):
         predictions = math_ops.cast(predictions, dtypes.float32, name="predictions")
@@ -208,7 +209,7 @@ def _predictions_mean(predictions, weights=None, name=None):
 
 
 def _auc(labels, predictions, weights=None, curve="ROC", name=None):
-    from dflow.ops.metrics_ops import auc, broadcast_weights
+    from dflow.ops.metrics.metrics_ops import auc, broadcast_weights
 
     with name_scope(name, "auc", [predictions, labels]):
         predictions = math_ops.cast(predictions, dtypes.float32, name="predictions")
@@ -226,7 +227,7 @@ def _accuracy_baseline(labels_mean):
 
 def _append_update_ops(train_op):
     """``train_op``, grouped with the ``UPDATE_OPS`` collection (batch norm's moving averages)."""
-    from dflow.ops.control_flow_ops import group
+    from dflow.ops.control_flow.control_flow_ops import group
 
     update_ops = get_default_graph().get_collection(GraphKeys.UPDATE_OPS)
     if update_ops:
@@ -306,7 +307,7 @@ class _Head:
         """The ``EstimatorSpec`` of ``mode``: predictions; plus loss and metrics (EVAL); plus
         ``train_op`` (TRAIN), from ``optimizer.minimize`` or ``train_op_fn(loss)``."""
         from dflow.estimator.model_fn import EstimatorSpec, ModeKeys
-        from dflow.ops.math_ops import add_n
+        from dflow.ops.math.math_ops import add_n
         from dflow.summary.summary_ops import scalar
         from dflow.train.training_util import get_global_step
 
@@ -353,7 +354,7 @@ class _Head:
                              train_op=train_op)
 
     def _regularization_metric(self, metric_ops: dict, regularization_loss) -> None:
-        from dflow.ops.metrics_ops import mean
+        from dflow.ops.metrics.metrics_ops import mean
 
         if regularization_loss is not None:
             metric_ops[_summary_key(self._name, MetricKeys.LOSS_REGULARIZATION)] = mean(
@@ -392,7 +393,7 @@ class _MultiClassHead(_Head):
         return _assert_range(label_ids, self._n_classes)
 
     def create_loss(self, features, mode, logits, labels) -> LossSpec:
-        from dflow.ops.nn_losses import sparse_softmax_cross_entropy_with_logits
+        from dflow.ops.nn.nn_losses import sparse_softmax_cross_entropy_with_logits
 
         logits = convert_to_tensor(logits)
         labels = _check_dense_labels_match_logits_and_reshape(labels, logits, 1)
@@ -407,8 +408,8 @@ class _MultiClassHead(_Head):
         return LossSpec(training_loss, unweighted_loss, weights, label_ids)
 
     def _predictions(self, logits):
-        from dflow.ops.nn_activations import softmax
-        from dflow.ops.reduction_ops import argmax
+        from dflow.ops.math.reduction_ops import argmax
+        from dflow.ops.nn.nn_activations import softmax
 
         keys = PredictionKeys
         with name_scope(None, "predictions", [logits]):
@@ -427,7 +428,7 @@ class _MultiClassHead(_Head):
                 "weights": loss_spec.weights, "unreduced_loss": loss_spec.unreduced_loss}
 
     def _eval_metric_ops(self, labels, class_ids, weights, unreduced_loss, regularization_loss):
-        from dflow.ops.metrics_ops import accuracy, mean
+        from dflow.ops.metrics.metrics_ops import accuracy, mean
 
         keys = MetricKeys
         with name_scope(None, "metrics", [labels, class_ids, unreduced_loss]):
@@ -458,7 +459,7 @@ class _BinaryLogisticHead(_Head):
         return 1
 
     def create_loss(self, features, mode, logits, labels) -> LossSpec:
-        from dflow.ops.nn_losses import sigmoid_cross_entropy_with_logits
+        from dflow.ops.nn.nn_losses import sigmoid_cross_entropy_with_logits
 
         logits = convert_to_tensor(logits)
         labels = _check_dense_labels_match_logits_and_reshape(labels, logits, 1)
@@ -474,10 +475,10 @@ class _BinaryLogisticHead(_Head):
         return LossSpec(training_loss, unweighted_loss, weights, labels)
 
     def _predictions(self, logits):
-        from dflow.ops.creation_ops import zeros_like
-        from dflow.ops.nn_activations import softmax
-        from dflow.ops.reduction_ops import argmax
-        from dflow.ops.unary_math_ops import sigmoid
+        from dflow.ops.array.creation_ops import zeros_like
+        from dflow.ops.math.reduction_ops import argmax
+        from dflow.ops.math.unary_math_ops import sigmoid
+        from dflow.ops.nn.nn_activations import softmax
 
         keys = PredictionKeys
         with name_scope(None, "predictions", [logits]):
@@ -501,7 +502,7 @@ class _BinaryLogisticHead(_Head):
                 "unreduced_loss": loss_spec.unreduced_loss}
 
     def _eval_metric_ops(self, labels, logits, logistic, class_ids, weights, unreduced_loss, regularization_loss):
-        from dflow.ops.metrics_ops import accuracy, mean, precision, recall
+        from dflow.ops.metrics.metrics_ops import accuracy, mean, precision, recall
 
         keys = MetricKeys
         with name_scope(None, "metrics", [labels, logits, logistic, class_ids, unreduced_loss]):
@@ -563,7 +564,7 @@ class _RegressionHead(_Head):
                 "weights": loss_spec.weights, "unreduced_loss": loss_spec.unreduced_loss}
 
     def _eval_metric_ops(self, predicted_value, labels, weights, unreduced_loss, regularization_loss):
-        from dflow.ops.metrics_ops import mean
+        from dflow.ops.metrics.metrics_ops import mean
 
         keys = MetricKeys
         metric_ops = {

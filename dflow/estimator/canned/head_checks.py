@@ -9,9 +9,10 @@ import numpy as np
 
 from dflow.framework import dtypes, errors
 from dflow.framework.graph import Tensor, name_scope
-from dflow.ops import math_ops, shape_ops
-from dflow.ops.constant_op import convert_to_tensor
-from dflow.ops.registry import apply_op, not_differentiable, register
+from dflow.framework.op_registry import apply_op, not_differentiable, register
+from dflow.ops.array import shape_ops
+from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.ops.math import math_ops
 
 LossSpec = collections.namedtuple("LossSpec", ["training_loss", "unreduced_loss", "weights", "processed_labels"])
 

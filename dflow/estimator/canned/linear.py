@@ -28,8 +28,8 @@ from dflow.estimator.canned.optimizers import get_optimizer_instance
 from dflow.estimator.estimator import Estimator
 from dflow.framework import dtypes
 from dflow.framework.graph import name_scope
-from dflow.ops import math_ops, reduction_ops
-from dflow.ops.variable_scope import variable_scope
+from dflow.ops.math import math_ops, reduction_ops
+from dflow.ops.state.variable_scope import variable_scope
 
 _LEARNING_RATE = 0.2
 
@@ -42,8 +42,8 @@ def _get_default_optimizer(feature_columns):
 
 def _compute_fraction_of_zero(variables):
     """The fraction of zero entries over all ``variables`` (TF1's ``_compute_fraction_of_zero``)."""
-    from dflow.ops.math_ops import add_n
-    from dflow.ops.shape_ops import size
+    from dflow.ops.array.shape_ops import size
+    from dflow.ops.math.math_ops import add_n
 
     with name_scope(None, "zero_fraction"):
         variables = list(variables)

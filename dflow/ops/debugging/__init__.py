@@ -1,0 +1,1 @@
+"""``tf.debugging`` ops: assertions, ``tf.Print``/``tf.print`` and numerics checks."""

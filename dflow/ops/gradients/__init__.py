@@ -1,0 +1,1 @@
+"""``tf.gradients``: the driver, custom gradients and the gradient checker."""

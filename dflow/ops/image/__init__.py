@@ -1,0 +1,1 @@
+"""``tf.image``: codecs, colour, cropping, resizing, boxes and quality measures."""

@@ -1,0 +1,1 @@
+"""``tf.io``: parsing ``tf.train.Example``, serialization, file and reader ops."""

@@ -1,0 +1,1 @@
+"""``tf.linalg``: products, factorizations, solvers, norms and the linear operators."""

@@ -1,0 +1,1 @@
+"""``tf.math``: element-wise math, reductions, special functions, segments, sorting and sets."""

@@ -1,0 +1,1 @@
+"""``tf.metrics``: streaming metrics built from variables and update ops."""

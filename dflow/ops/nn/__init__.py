@@ -1,0 +1,1 @@
+"""``tf.nn`` and ``tf.losses``: activations, convolutions, pooling, normalization, embeddings, losses."""

@@ -1,0 +1,1 @@
+"""``tf.random``: stateful, stateless (Philox, as TF's) and ``Generator`` random numbers."""

@@ -1,0 +1,1 @@
+"""``tf.signal`` and ``tf.audio``: FFTs, framing, spectrograms, windows and WAV files."""

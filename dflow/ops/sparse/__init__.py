@@ -1,0 +1,1 @@
+"""``tf.sparse``: ops on ``SparseTensor``."""

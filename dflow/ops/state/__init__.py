@@ -1,0 +1,1 @@
+"""Stateful resources: variables and scopes, initializers, queues, accumulators, tensor arrays, lookup tables."""

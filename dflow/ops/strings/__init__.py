@@ -1,0 +1,1 @@
+"""``tf.strings``: hashing, splitting, text formatting and Unicode."""
