@@ -20,7 +20,7 @@ import warnings as _warnings
 from dflow import _api
 from dflow._api import export_value as _export
 from dflow.framework import dtypes as _dtypes
-from dflow.framework import composite as _composite
+from dflow.framework import composite as _composite  # noqa: F401 - tf.SparseTensor, tf.IndexedSlices
 from dflow.framework import errors as errors
 from dflow.framework import example_pb as _example_pb  # noqa: F401 - tf.train.Example, tf.train.Feature, ...
 from dflow.framework import file_io as _file_io  # noqa: F401 - tf.gfile.*, tf.io.gfile.*
@@ -30,7 +30,7 @@ from dflow.framework import tensor_shape as _tensor_shape
 from dflow.ops.array import array_ops as _array_ops  # noqa: F401
 
 # Op modules register their ops and public functions on import.
-from dflow.ops.array import constant_op as _constant_op  # noqa: F401
+from dflow.framework import constant_op as _constant_op  # noqa: F401
 from dflow.ops.control_flow import control_flow_ops as _control_flow_ops  # noqa: F401
 from dflow.ops.gradients import gradients_impl as _gradients_impl  # noqa: F401
 from dflow.ops.linalg import linalg_ops as _linalg_ops  # noqa: F401
@@ -90,7 +90,7 @@ from dflow import train  # noqa: F401, E402 - tf.train.*
 from dflow import data  # noqa: F401, E402 - tf.data.*, tf.io.decode_csv
 from dflow import cluster  # noqa: F401, E402 - tf.LocalCluster, tf.train.ClusterSpec, tf.train.Server
 from dflow import feature_column  # noqa: F401, E402 - tf.feature_column.*, tf.tables_initializer
-from dflow import summary  # noqa: F401, E402 - tf.summary.*, tf.train.SummarySaverHook
+from dflow import summary  # noqa: F401, E402 - tf.summary.*
 from dflow.framework import tf_record as _tf_record  # noqa: F401, E402 - tf.io.TFRecordWriter, tf.python_io.*
 from dflow import estimator  # noqa: F401, E402 - tf.estimator.*
 from dflow import saved_model  # noqa: F401, E402 - tf.saved_model.*
@@ -103,8 +103,8 @@ from dflow.ops.state import template as _template  # noqa: F401, E402 - tf.make_
 from dflow.ops.nn.rnn import rnn_cell_impl as _rnn_cell_impl  # noqa: F401, E402 - tf.nn.rnn_cell.*
 from dflow.platform import app as _platform_app  # noqa: F401, E402 - tf.app.run, tf.flags, tf.app.flags
 from dflow.platform import tf_logging as _tf_logging  # noqa: F401, E402 - tf.logging.*, tf.get_logger
-from dflow.platform import testcase as _testcase  # noqa: F401, E402 - tf.test.TestCase
-from dflow.platform import testing as _testing  # noqa: F401, E402 - tf.test.*
+from dflow.testing import testcase as _testcase  # noqa: F401, E402 - tf.test.TestCase
+from dflow.testing import testing as _testing  # noqa: F401, E402 - tf.test.*
 from dflow.ops.gradients import gradient_checker as _gradient_checker  # noqa: F401, E402 - tf.test.compute_gradient(_error)
 from dflow.ops.image import image_ops as _image_ops  # noqa: F401, E402 - tf.image.*
 from dflow.ops.image import image_color as _image_color  # noqa: F401, E402 - tf.image colour conversions and adjustments
@@ -124,7 +124,7 @@ from dflow.framework import tf_nest as _tf_nest  # noqa: F401, E402 - tf.nest.*
 from dflow.framework import graph_util as _graph_util  # noqa: F401, E402 - tf.graph_util.*
 from dflow.platform import versions as _versions  # noqa: F401, E402 - tf.version.*, tf.VERSION
 from dflow.platform import resource_loader as _resource_loader  # noqa: F401, E402 - tf.resource_loader.*
-from dflow.platform import tf_config as _tf_config  # noqa: F401, E402 - tf.config.*
+from dflow.sessions import tf_config as _tf_config  # noqa: F401, E402 - tf.config.*
 from dflow.ops.signal import audio_ops as _audio_ops  # noqa: F401, E402 - tf.audio.encode_wav/decode_wav
 from dflow.ops.image import image_codecs as _image_codecs  # noqa: F401, E402 - tf.image/tf.io decode_*/encode_*
 from dflow.framework import tensor_util as _tensor_util  # noqa: F401, E402 - tf.is_tensor, tf.make_tensor_proto, ...
@@ -152,7 +152,7 @@ from dflow.ops.nn import sdca_ops as _sdca_ops  # noqa: F401, E402 - tf.train.sd
 from dflow.ops.ragged import ragged_fill_ops as _ragged_fill_ops  # noqa: F401, E402 - tf.ragged_fill_empty_rows
 from dflow.ops.array import quantize_ops as _quantize_ops  # noqa: F401, E402 - tf.quantize*, tf.dequantize, tf.quantized_concat
 
-__version__ = "0.1.0"
+__version__ = _versions.DFLOW_VERSION
 
 # TF1 kernels return inf/nan quietly; numpy warns. Silence numpy's RuntimeWarnings
 # raised inside op kernels and partition programs only.
@@ -178,8 +178,7 @@ _export("as_dtype", _dtypes.as_dtype)
 _export("dtypes.as_dtype", _dtypes.as_dtype)
 _export("dtypes.DType", _dtypes.DType)
 
-_composite._register_conversions()
-from dflow.ops import contrib_aliases as _contrib_aliases  # noqa: E402 - tf.contrib.layers regularizers, tf.contrib.rnn
+from dflow.contrib import aliases as _contrib_aliases  # noqa: E402 - tf.contrib.layers regularizers, tf.contrib.rnn
 
 _contrib_aliases.register_contrib_rnn()
 

@@ -5,7 +5,7 @@ Importing this package does not import ``distributed``; making a cluster or a
 server does.
 """
 
-from dflow.cluster import cluster_spec, device_map, local_cluster, security, server  # noqa: F401
+from dflow.cluster import cluster_spec, local_cluster, security, server  # noqa: F401
 from dflow.cluster.cluster_spec import ClusterSpec
 from dflow.cluster.local_cluster import LocalCluster
 from dflow.cluster.security import set_security

@@ -25,7 +25,7 @@ import time
 
 from dflow._api import tf_export
 from dflow.cluster.cluster_spec import ClusterSpec, strip_protocol
-from dflow.cluster.device_map import worker_name
+from dflow.placement.device_map import worker_name
 
 SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": float("inf")}
 SUPERVISE_S = 0.5
@@ -98,11 +98,11 @@ def _compute_threads_preload(workers: int) -> str:
     Dask starts worker processes with one BLAS thread (``OPENBLAS_NUM_THREADS=1``
     and friends); dflow's worker tasks run the model's kernels, so each gets
     the machine's cores divided by the worker tasks (the ps tasks keep one)."""
-    from dflow.sessions.process_tuning import cpu_count
+    from dflow.cluster.process_tuning import cpu_count
 
     threads = max(1, cpu_count() // max(1, workers))
     return ("def dask_setup(worker):\n"
-            "    from dflow.sessions.process_tuning import set_compute_threads\n"
+            "    from dflow.cluster.process_tuning import set_compute_threads\n"
             f"    set_compute_threads({threads})\n")
 
 

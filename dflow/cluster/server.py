@@ -4,7 +4,7 @@ In TF1 every task of a cluster runs a gRPC server; in dflow the tasks are
 Dask workers around one Dask scheduler. ``tf.train.Server(cluster,
 job_name="worker", task_index=3)`` starts an in-process ``distributed.Worker``
 named ``/job:worker/task:3`` (the name is what makes it serve that task, see
-``dflow.cluster.device_map``) on an event loop in a background thread, so the
+``dflow.placement.device_map``) on an event loop in a background thread, so the
 calling thread stays free, as with TF1's server.
 
 The scheduler to join is task 0 of the cluster spec's ``scheduler`` job or,
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field, replace
 
 from dflow._api import tf_export
 from dflow.cluster.cluster_spec import SCHEDULER_JOB, ClusterDef, ClusterSpec, normalize_address
-from dflow.cluster.device_map import worker_name
 from dflow.framework import errors
+from dflow.placement.device_map import worker_name
 
 SCHEDULER_ENV = "DFLOW_SCHEDULER"
 _START_TIMEOUT_S = 60.0
@@ -264,7 +264,7 @@ class Server:
 
     def _size_compute_threads(self) -> None:
         """This process runs the task's kernels: its allocator and BLAS threads are set for it."""
-        from dflow.sessions import process_tuning
+        from dflow.cluster import process_tuning
 
         process_tuning.tune_allocator()
         config = self._server_def.default_session_config
@@ -304,7 +304,7 @@ class Server:
         if rt is not None:
             rt.stop(timeout)
         if self._thread_limits is not None:
-            from dflow.sessions import process_tuning
+            from dflow.cluster import process_tuning
 
             process_tuning.restore_compute_threads(self._thread_limits)
             self._thread_limits = None

@@ -168,7 +168,7 @@ class DflowExtension:
 
     # -- placement -----------------------------------------------------------------------
     def _refresh_workers(self) -> None:
-        from dflow.cluster.device_map import full_device_names, map_devices, worker_for_device
+        from dflow.placement.device_map import full_device_names, map_devices, worker_for_device
 
         workers = dict(self.scheduler.workers)
         mapping = map_devices([(a, ws.name, dict(ws.resources or {})) for a, ws in workers.items()]) \

@@ -34,10 +34,10 @@ from dflow.data.pipeline import (
     ZipIterator,
 )
 from dflow.framework import dtypes, errors, nest
+from dflow.framework.constant_op import convert_to_tensor, to_numpy
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.array.constant_op import convert_to_tensor, to_numpy
 
 AUTOTUNE = -1
 export_value("data.experimental.AUTOTUNE", AUTOTUNE)

@@ -96,7 +96,7 @@ def trace_predicate(fn, input_spec):
     result = f.result
     with f.graph.as_default():
         if not isinstance(result, Tensor):
-            from dflow.ops.array.constant_op import convert_to_tensor
+            from dflow.framework.constant_op import convert_to_tensor
 
             try:
                 result = convert_to_tensor(result)

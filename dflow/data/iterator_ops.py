@@ -302,7 +302,7 @@ class Iterator(structure.HasElementSpec):
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None) -> Iterator:
         """An iterator that reads whichever iterator ``string_handle`` (a string tensor, usually fed) names."""
-        from dflow.ops.array.constant_op import convert_to_tensor
+        from dflow.framework.constant_op import convert_to_tensor
 
         spec = structure.specs_from(output_types, output_shapes, output_classes)
         string_handle = convert_to_tensor(string_handle, dtype=dtypes.string)

@@ -28,10 +28,10 @@ from collections.abc import Mapping
 
 from dflow.framework import dtypes, nest
 from dflow.framework.composite import SparseTensor, SparseTensorValue
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.framework.type_spec import SparseTensorSpec
-from dflow.ops.array.constant_op import convert_to_tensor
 
 
 class ComponentSpec:

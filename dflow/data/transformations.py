@@ -31,10 +31,10 @@ from dflow.data.pipeline import (
 from dflow.data.prefetch import PrefetchIterator
 from dflow.data.vectorize import elementwise
 from dflow.framework import dtypes
+from dflow.framework.constant_op import to_numpy
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape, as_shape
-from dflow.ops.array.constant_op import to_numpy
 
 
 def _static_bool(value, name: str) -> bool:

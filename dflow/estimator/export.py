@@ -178,8 +178,8 @@ class TensorServingInputReceiver(ServingInputReceiver):
 @tf_export("estimator.export.build_raw_serving_input_receiver_fn")
 def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
     """A receiver fn feeding ``features`` (``{name: tensor}``) directly: one placeholder per feature."""
+    from dflow.framework.constant_op import placeholder
     from dflow.framework.tensor_shape import TensorShape
-    from dflow.ops.array.constant_op import placeholder
 
     if not isinstance(features, dict):
         features = {_SINGLE_FEATURE_DEFAULT_NAME: features}
@@ -199,7 +199,7 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
 @tf_export("estimator.export.build_parsing_serving_input_receiver_fn")
 def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
     """A receiver fn taking serialized ``tf.Example``s (``examples``) parsed with ``feature_spec``."""
-    from dflow.ops.array.constant_op import placeholder
+    from dflow.framework.constant_op import placeholder
     from dflow.ops.io.example_parsing import parse_example
 
     def serving_input_receiver_fn():

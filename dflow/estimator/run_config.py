@@ -74,8 +74,8 @@ def _scheduler_tasks(address: str) -> dict:
     """job -> number of tasks, from the names of the Dask workers of the scheduler at ``address``."""
     from distributed import Client
 
-    from dflow.cluster.device_map import parse_task_name
     from dflow.cluster.security import security_for
+    from dflow.placement.device_map import parse_task_name
 
     with Client(address, timeout=30, security=security_for(address)) as client:
         names = [w.get("name") for w in client.scheduler_info().get("workers", {}).values()]

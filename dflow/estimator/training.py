@@ -352,8 +352,7 @@ def _worker_main() -> None:
     logger.setLevel(logging.INFO)
     logging.getLogger("distributed").setLevel(logging.WARNING)
     server = None
-    try:
-        import dflow  # noqa: F401 - installs the public names the model_fn uses
+    try:  # every tf.* name the model_fn uses is installed: importing this module ran dflow/__init__.py
         from dflow.cluster.server import Server
 
         if payload["start_server"]:

@@ -19,9 +19,9 @@ from dflow.feature_column.feature_column import (  # noqa: F401
     _masked,
 )
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.select_ops import where_v2
 from dflow.ops.math import math_ops
 from dflow.ops.math.feature_ops import hashed_cross

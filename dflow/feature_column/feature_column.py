@@ -38,10 +38,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.select_ops import where_v2
 from dflow.ops.math import math_ops, reduction_ops
 from dflow.ops.math.feature_ops import bucketize

@@ -79,9 +79,7 @@ def dtype_from_name(name: str):
         return _dtypes.as_dtype(name)
     except TypeError:
         if name == "variant":
-            from dflow.ops.control_flow.if_while_ops import variant
-
-            return variant
+            return _dtypes.trace_variant
         raise
 
 

@@ -26,7 +26,15 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import (
+    constant,
+    convert_to_tensor,
+    placeholder,
+    placeholder_with_default,
+    register_tensor_conversion_function,
+)
 from dflow.framework.graph import name_scope
+from dflow.framework.op_registry import apply_op, constant_value
 from dflow.framework.tensor import Tensor
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
 
@@ -60,13 +68,13 @@ tf_export("SparseTensorValue")(SparseTensorValue)
 
 
 def _as_int64(value, name: str) -> Tensor:
-    from dflow.ops.array.constant_op import convert_to_tensor
-    from dflow.ops.math.math_ops import cast
-
     t = convert_to_tensor(value, name=name, preferred_dtype=dtypes.int64)
     if not t.dtype.is_integer:
         raise TypeError(f"SparseTensor {name} must be an integer tensor, got {t.dtype.name}: {t}")
-    return t if t.dtype is dtypes.int64 else cast(t, dtypes.int64)
+    if t.dtype is dtypes.int64:
+        return t
+    with name_scope("Cast", None, [t]) as scope:  # tf.cast's op, by its registered name
+        return apply_op("Cast", [t], {"SrcT": t.dtype, "DstT": dtypes.int64, "Truncate": False}, name=scope).outputs[0]
 
 
 @tf_export("SparseTensor", "sparse.SparseTensor")
@@ -81,8 +89,6 @@ class SparseTensor(CompositeTensor):
     """
 
     def __init__(self, indices, values, dense_shape):
-        from dflow.ops.array.constant_op import convert_to_tensor
-
         with name_scope(None, "SparseTensor", [indices, values, dense_shape]):
             self._indices = _as_int64(indices, "indices")
             self._values = values if isinstance(values, Tensor) else convert_to_tensor(values, name="values")
@@ -128,8 +134,6 @@ class SparseTensor(CompositeTensor):
 
     @property
     def shape(self) -> TensorShape:
-        from dflow.framework.op_registry import constant_value
-
         known = constant_value(self._dense_shape)
         if known is not None:
             return TensorShape([int(d) if d >= 0 else None for d in np.asarray(known).ravel()])
@@ -219,8 +223,6 @@ class IndexedSlices(CompositeTensor):
 
     @property
     def shape(self) -> TensorShape:
-        from dflow.framework.op_registry import constant_value
-
         if self._dense_shape is not None:
             known = constant_value(self._dense_shape)
             if known is not None:
@@ -238,27 +240,12 @@ class IndexedSlices(CompositeTensor):
         return IndexedSlicesValue(values[0], values[1], values[2] if len(values) > 2 else None)
 
     def __neg__(self) -> IndexedSlices:
-        from dflow.ops.math.math_ops import negative
-
-        return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
+        negative = apply_op("Neg", [self._values], name="Neg").outputs[0]  # tf.negative's op
+        return IndexedSlices(negative, self._indices, self._dense_shape)
 
     def __repr__(self) -> str:
         shape = f", dense_shape={self._dense_shape!r}" if self._dense_shape is not None else ""
         return f"IndexedSlices(indices={self._indices!r}, values={self._values!r}{shape})"
-
-
-def _indexed_slices_to_tensor(value: IndexedSlices, dtype=None, name=None, as_ref=False):
-    import dflow
-    from dflow.ops.array.array_ops import shape as shape_of
-
-    if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
-        raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for IndexedSlices with "
-                         f"dtype {value.dtype.name}")
-    if value.dense_shape is None:
-        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")
-    with name_scope(name, "IndexedSlicesToDense"):
-        rows = value.dense_shape[0] if isinstance(value.dense_shape, Tensor) else shape_of(value.values)[0]
-        return dflow.math.unsorted_segment_sum(value.values, value.indices, rows)
 
 
 def _sparse_tensor_to_tensor(value, dtype=None, name=None, as_ref=False):
@@ -273,8 +260,6 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
     A (partly) known ``shape`` becomes the default of the ``dense_shape``
     placeholder (unknown dims as -1), as in TF1.
     """
-    from dflow.ops.array.constant_op import constant, placeholder, placeholder_with_default
-
     def sub(n):
         return None if name is None else f"{name}/{n}"
 
@@ -301,8 +286,6 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
 @tf_export("convert_to_tensor_or_sparse_tensor")
 def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     """``value`` as a SparseTensor (from a SparseTensorValue) or else as a Tensor."""
-    from dflow.ops.array.constant_op import convert_to_tensor
-
     if isinstance(value, SparseTensorValue):
         value = SparseTensor.from_value(value)
     if isinstance(value, SparseTensor):
@@ -315,8 +298,6 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
 @tf_export("convert_to_tensor_or_indexed_slices")
 def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
     """``value`` as it is if an IndexedSlices, else as a Tensor."""
-    from dflow.ops.array.constant_op import convert_to_tensor
-
     if isinstance(value, IndexedSlices):
         if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
             raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for IndexedSlices "
@@ -325,8 +306,6 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
     return convert_to_tensor(value, dtype=dtype, name=name)
 
 
-def _register_conversions() -> None:
-    from dflow.ops.array.constant_op import register_tensor_conversion_function
-
-    register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
-    register_tensor_conversion_function(SparseTensor, _sparse_tensor_to_tensor)
+register_tensor_conversion_function(SparseTensor, _sparse_tensor_to_tensor)
+# IndexedSlices become dense tensors through tf.math.unsorted_segment_sum: dflow/ops/math/segment_ops.py
+# registers that conversion.

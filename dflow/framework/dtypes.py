@@ -180,6 +180,9 @@ qint32 = DType("qint32", np.dtype([("qint32", np.int32)]), 13)
 bfloat16 = DType("bfloat16", None, 14)
 resource = DType("resource", None, 20)
 variant = DType("variant", None, 21)
+# The dtype of a While loop's trace, a Python list that only gradient ops read (dflow/ops/control_flow/
+# if_while_ops.py): named as TF's variant, but holding Python objects, and never a user's dtype.
+trace_variant = DType("variant", object, 21)
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16,

@@ -23,17 +23,21 @@ from dflow.framework.graph import Tensor, get_default_graph, name_scope
 from dflow.framework.summary_pb import TensorProto, TensorShapeProto
 from dflow.framework.tensor_shape import as_shape
 
+# Types ``tf.is_tensor`` accepts beyond graph tensors and composites: the ops layer adds ``tf.Variable``
+# (dflow/ops/state/variables.py), which framework cannot import.
+_tensor_like_types: tuple = (Tensor, CompositeTensor)
 
-def _is_variable(x) -> bool:
-    from dflow.ops.state.variables import Variable
 
-    return isinstance(x, Variable)
+def register_tensor_like_type(cls: type) -> None:
+    """Makes ``tf.is_tensor`` true for instances of ``cls``."""
+    global _tensor_like_types
+    _tensor_like_types = (*_tensor_like_types, cls)
 
 
 @tf_export("is_tensor", "is_tf_type")
 def is_tensor(x) -> bool:
     """True for graph values: ``Tensor``, ``Variable``, ``SparseTensor`` and ``IndexedSlices``."""
-    return isinstance(x, (Tensor, CompositeTensor)) or _is_variable(x) or bool(getattr(x, "is_tensor_like", False))
+    return isinstance(x, _tensor_like_types) or bool(getattr(x, "is_tensor_like", False))
 
 
 @tf_export("is_symbolic_tensor")

@@ -167,30 +167,6 @@ class IndexedSlicesSpec(TypeSpec):
                 f"{self._indices_shape!r})")
 
 
-@tf_export("TensorArraySpec")
-class TensorArraySpec(TypeSpec):
-    """The element shape, dtype and growth rules of a ``TensorArray``."""
-
-    def __init__(self, element_shape=None, dtype=dtypes.float32, dynamic_size=False, infer_shape=True):
-        self._element_shape = as_shape(element_shape)
-        self._dtype = dtypes.as_dtype(dtype)
-        self._dynamic_size = dynamic_size
-        self._infer_shape = infer_shape
-
-    @property
-    def value_type(self):
-        from dflow.ops.state.tensor_array_ops import TensorArray
-
-        return TensorArray
-
-    def _serialize(self) -> tuple:
-        return (self._element_shape, self._dtype, self._dynamic_size, self._infer_shape)
-
-    def __repr__(self):
-        return f"TensorArraySpec({self._element_shape!r}, tf.{self._dtype.name}, {self._dynamic_size}, " \
-               f"{self._infer_shape})"
-
-
 @tf_export("type_spec_from_value")
 def type_spec_from_value(value) -> TypeSpec:
     """The spec of ``value``: a tensor, a composite, or anything ``tf.convert_to_tensor`` takes."""
@@ -209,10 +185,6 @@ def type_spec_from_value(value) -> TypeSpec:
                                  None if value.dense_shape is None else value.dense_shape.dtype, value.indices.shape)
     if isinstance(value, Tensor):
         return TensorSpec(value.shape, value.dtype)
-    from dflow.ops.state.tensor_array_ops import is_tensor_array
-
-    if is_tensor_array(value):
-        return TensorArraySpec(value.element_shape, value.dtype, value.dynamic_size, True)
     try:
         import numpy as np
 

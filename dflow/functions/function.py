@@ -98,7 +98,7 @@ def _signature_text(params: list, specs: tuple) -> str:
 
 def _conform(value, spec: TensorSpec):
     """``value`` as a tensor of ``spec``, or the reason it cannot be one."""
-    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.framework.constant_op import convert_to_tensor
 
     if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
         t = convert_to_tensor(value)
@@ -148,7 +148,7 @@ def _lifted_scope(current: str, function_scope: str, outer_scope: str) -> str:
 
 def _output(value):
     """A function's result as TF returns it: tensors stay, Python values become constants."""
-    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.framework.constant_op import convert_to_tensor
 
     if value is None or isinstance(value, (Tensor, Operation)) or nest.is_nested(value):
         return value
@@ -392,7 +392,7 @@ class Function:
 
 def _array_to_tensor(value):
     """numpy arrays passed to a tf.function are tensors inside it, as in TF."""
-    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.framework.constant_op import convert_to_tensor
 
     return convert_to_tensor(value) if isinstance(value, np.ndarray) else value
 
@@ -401,7 +401,7 @@ def _as_spec(value, param: str):
     if isinstance(value, TensorSpec):
         return TensorSpec(value.shape, value.dtype, value.name or param)
     if isinstance(value, (Tensor, np.ndarray)) or hasattr(value, "_as_graph_element"):
-        from dflow.ops.array.constant_op import convert_to_tensor
+        from dflow.framework.constant_op import convert_to_tensor
 
         t = convert_to_tensor(value)
         return TensorSpec(t.shape, t.dtype, param)

@@ -135,7 +135,7 @@ def _watchables(value) -> list:
 
 
 def _as_gradient_tensor(value, what: str) -> Tensor:
-    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.framework.constant_op import convert_to_tensor
 
     ref = _variable_tensor(value)
     if ref is not None:
@@ -272,8 +272,8 @@ class GradientTape:
             self._tape = None
 
     def _flat_gradient(self, target, flat_sources: list, output_gradients, unconnected_gradients) -> list:
+        from dflow.framework.constant_op import convert_to_tensor
         from dflow.ops.array.array_ops import zeros_like
-        from dflow.ops.array.constant_op import convert_to_tensor
         from dflow.ops.gradients.gradients_impl import symbolic_gradients
 
         if target is None:
@@ -400,6 +400,6 @@ class GradientTape:
 
 
 def _dense(g):
-    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.framework.constant_op import convert_to_tensor
 
     return convert_to_tensor(g)

@@ -203,7 +203,7 @@ def _lifting_creator(graph: FuncGraph, created: list):
 
 
 def _function_output(graph: FuncGraph, value, fn):
-    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.framework.constant_op import convert_to_tensor
 
     if value is None:
         return None
@@ -283,7 +283,7 @@ class WrappedFunction(GraphFunction):
 
     def _convert_args(self, args) -> list:
         """One tensor per TensorSpec of the signature, converted to its dtype and checked against its shape."""
-        from dflow.ops.array.constant_op import convert_to_tensor
+        from dflow.framework.constant_op import convert_to_tensor
 
         self._check_count(len(args))
         out = []

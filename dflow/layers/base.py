@@ -23,9 +23,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
+from dflow.framework.object_names import unique_layer_name
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.state.variable_scope import get_variable, variable_scope
 
 
@@ -34,14 +35,6 @@ def to_snake_case(name: str) -> str:
     intermediate = re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
     insecure = re.sub("([a-z])([A-Z])", r"\1_\2", intermediate).lower()
     return insecure if insecure[0] != "_" else "private" + insecure
-
-
-def unique_layer_name(base: str) -> str:
-    """``base_1``, ``base_2``, ... per graph: Keras' ``unique_object_name`` (not zero-based), which
-    names TF1's unnamed layers (their variable scopes are ``base``, ``base_1``, ...)."""
-    counts = get_default_graph()._attachments.setdefault("layer_name_uids", {})
-    counts[base] = counts.get(base, 0) + 1
-    return f"{base}_{counts[base]}"
 
 
 @tf_export("layers.InputSpec")

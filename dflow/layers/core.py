@@ -176,7 +176,7 @@ class Flatten(Layer):
         self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
-        from dflow.ops.array.constant_op import constant
+        from dflow.framework.constant_op import constant
         from dflow.ops.array.shape_ops import expand_dims, reshape, shape, transpose
 
         if self.data_format == "channels_first" and inputs.shape.ndims and inputs.shape.ndims > 1:

@@ -344,7 +344,7 @@ class BatchNormalization(Layer):
 
 
 def _constant(value, dtype, name, shape=None):
-    from dflow.ops.array.constant_op import constant
+    from dflow.framework.constant_op import constant
 
     return constant(value, dtype=dtype, shape=shape, name=name)
 
@@ -360,7 +360,7 @@ def _sqrt_of(initializer):
 
 
 def _read(variable):
-    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.framework.constant_op import convert_to_tensor
 
     return convert_to_tensor(variable)
 

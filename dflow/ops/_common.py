@@ -1,21 +1,9 @@
-"""Helpers shared by op blocks: common shape rules and the array module."""
+"""Helpers shared by op blocks: common shape rules and the kernels' error (the array module: ``dflow.kernels``)."""
 
 from __future__ import annotations
 
-import sys
-
-import numpy as np
-
 from dflow.framework import errors
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes
-
-
-def array_module(*arrays):
-    """numpy, or cupy when any argument is a CuPy array (found without importing cupy)."""
-    for a in arrays:
-        if type(a).__module__.startswith("cupy"):
-            return sys.modules["cupy"]
-    return np
 
 
 def same_as_input(op):

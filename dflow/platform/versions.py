@@ -20,7 +20,8 @@ from dflow._api import export_value
 from dflow.framework import graph_io
 
 VERSION = "1.15.5"
-GIT_VERSION = "dflow-0.1.0"
+DFLOW_VERSION = "0.1.0"  # dflow's release: dflow.__version__, and the package's version in setup.cfg
+GIT_VERSION = f"dflow-{DFLOW_VERSION}"
 COMPILER_VERSION = platform.python_compiler()
 GRAPH_DEF_VERSION = graph_io.VERSION
 GRAPH_DEF_VERSION_MIN_CONSUMER = 1  # a reader of format version 1 reads what this dflow writes

@@ -13,19 +13,7 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.framework.protobuf import Field, Message
 from dflow.framework.summary_pb import DFLOW_META_GRAPH, MetaInfoDef, TensorProto, TensorShapeProto
-
-_DT_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
-
-
-def dtype_enum_name(enum: int) -> str:
-    """TensorFlow's ``DataType`` name of an enum value (``1`` → ``"DT_FLOAT"``)."""
-    from dflow.framework import dtypes
-
-    try:
-        name = dtypes.as_dtype(enum).name
-    except (TypeError, ValueError, KeyError):
-        return str(enum)
-    return "DT_" + _DT_NAMES.get(name, name.upper())
+from dflow.framework.tensor import datatype_name
 
 
 @tf_export("TensorInfo")
@@ -48,7 +36,7 @@ class TensorInfo(Message):
         text = super()._text(indent)
         if self.dtype:
             pad = "  " * indent
-            text = text.replace(f"{pad}dtype: {self.dtype}\n", f"{pad}dtype: {dtype_enum_name(self.dtype)}\n", 1)
+            text = text.replace(f"{pad}dtype: {self.dtype}\n", f"{pad}dtype: {datatype_name(self.dtype)}\n", 1)
         return text
 
 

@@ -193,11 +193,11 @@ class Signatures:
 
     def metadata(self) -> dict:
         """TF Serving's ``metadata.signature_def`` JSON (the ``SignatureDefMap`` proto's JSON form)."""
-        from dflow.saved_model.proto import dtype_enum_name
+        from dflow.framework.tensor import datatype_name
 
         def info_json(info):
             shape = info.tensor_shape
-            out = {"dtype": dtype_enum_name(info.dtype),
+            out = {"dtype": datatype_name(info.dtype),
                    "tensor_shape": {"dim": [{"size": str(d.size), "name": d.name} for d in shape.dim],
                                     "unknown_rank": bool(shape.unknown_rank)}}
             if info.WhichOneof("encoding") == "coo_sparse":
@@ -373,13 +373,15 @@ class Predictor(Signatures):
     """
 
     def __init__(self, export_dir: str, version: int, tags=(SERVING,)):
-        import dflow as tf
+        from dflow.framework.graph import Graph
+        from dflow.saved_model import loader
+        from dflow.sessions.session import Session
 
         self.export_dir = os.fspath(export_dir)
-        self.graph = tf.Graph()
-        self.session = tf.Session(graph=self.graph)
+        self.graph = Graph()
+        self.session = Session(graph=self.graph)
         try:
-            meta_graph = tf.saved_model.loader.load(self.session, list(tags), self.export_dir)
+            meta_graph = loader.load(self.session, list(tags), self.export_dir)
         except BaseException:
             self.session.close()
             raise

@@ -1,7 +1,7 @@
 """The devices of a Dask cluster as a session sees them: ``ClusterDevices``.
 
 The cluster's workers serve TF1 tasks: a worker named ``/job:ps/task:0``
-serves that task (``dflow.cluster.device_map`` also maps plain, unnamed Dask
+serves that task (``dflow.placement.device_map`` also maps plain, unnamed Dask
 workers in a stable order). A session places its ops on those devices and
 sends each partition to the worker serving its device.
 
@@ -32,7 +32,7 @@ _devices_seen: dict = {}  # scheduler address -> every device this process saw i
 
 def _log_mapping_once(address: str, mapping: dict) -> None:
     """Logs which worker serves which task, once per cluster and process (again when it changes)."""
-    from dflow.cluster.device_map import describe_mapping
+    from dflow.placement.device_map import describe_mapping
 
     text = describe_mapping(mapping)
     if _logged_mappings.get(address) != text:
@@ -65,7 +65,7 @@ class ClusterDevices:
             self._wait_for_filtered_devices(self._device_wait_s)
 
     def refresh_devices(self) -> None:
-        from dflow.cluster.device_map import full_device_names, map_devices
+        from dflow.placement.device_map import full_device_names, map_devices
 
         workers = self._workers()
         now = time.monotonic()
@@ -147,7 +147,7 @@ class ClusterDevices:
 
     def describe_devices(self) -> str:
         """Which Dask worker (address, name) serves which TF1 task: for logs and placement errors."""
-        from dflow.cluster.device_map import describe_mapping
+        from dflow.placement.device_map import describe_mapping
 
         return f"Dask cluster at {self.client.scheduler.address}:\n{describe_mapping(self._mapping)}"
 
@@ -169,7 +169,7 @@ class ClusterDevices:
         return self._devices[0]
 
     def worker_of(self, device: str) -> str:
-        from dflow.cluster.device_map import worker_for_device
+        from dflow.placement.device_map import worker_for_device
 
         return worker_for_device(self._mapping, device)
 

@@ -108,7 +108,7 @@ def graph_lineage(graph) -> str:
     """A token naming this client graph through all its versions (see ``resources._op_key``)."""
     import secrets
 
-    from dflow.sessions.resources import LINEAGE
+    from dflow.ops.state.resources import LINEAGE
 
     token = graph._attachments.get(LINEAGE)
     if token is None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dask.threaded
 
+from dflow.ops.state.resources import SessionResources
 from dflow.placement.placer import LOCAL_CPU
 from dflow.sessions.lowering import lower
 from dflow.sessions.program import PartitionProgram, to_gpu, to_host
-from dflow.sessions.resources import SessionResources
 
 
 class LocalRuntime:

@@ -38,8 +38,10 @@ import time
 import numpy as np
 
 from dflow.framework import errors
+from dflow.ops.control_flow import if_while_ops
 from dflow.sessions.fusion import fused_kernel, fusions_of
 from dflow.sessions.overlap import background, plan_overlap, timed
+from dflow.sessions.plan import Partition, prune_to_fetches
 
 _ERROR_CLASSES = (
     ((ValueError, TypeError, IndexError, KeyError, ArithmeticError, np.linalg.LinAlgError),
@@ -329,3 +331,15 @@ class PartitionProgram:
             return exc if isinstance(exc, errors.OpError) else errors.InternalError(
                 None, None, f"{type(exc).__name__}: {exc} (in partition {self.partition.name})")
         return op_error(exc, op, self.device)
+
+
+def compile_subgraph(outputs: list, control_outputs: list, fed: list, sources: list, device: str, resources):
+    """The ops ``outputs`` and ``control_outputs`` need (``fed`` tensors cut the graph) as one program's
+    generated function ``(ctx, input values) -> output values``: how functional control flow runs its
+    branches and bodies (``dflow.ops.control_flow.if_while_ops.compile_function``)."""
+    ops = prune_to_fetches(outputs, control_outputs, set(fed))
+    program = PartitionProgram(Partition(device, ops, fed, outputs), sources, resources)
+    return program._fn  # the generated function itself: one call less per iteration
+
+
+if_while_ops.install_subgraph_compiler(compile_subgraph)

@@ -17,21 +17,21 @@ import threading
 import numpy as np
 
 from dflow._api import tf_export
+from dflow.cluster import process_tuning
 from dflow.framework import dtypes, errors
 from dflow.framework.composite import CompositeTensor
+from dflow.framework.constant_op import to_numpy
 from dflow.framework.graph import Graph, Tensor, _graph_stack, _session_stack, get_default_graph
-from dflow.ops.array.constant_op import to_numpy
+from dflow.framework.run_context import RunContext
 from dflow.ops.state import session_ops
 from dflow.placement.placer import place
 from dflow.sessions import partial_run as partial_runs
 from dflow.sessions import plan as planning
-from dflow.sessions import process_tuning
 from dflow.sessions.config import ConfigProto, DeviceStepStats, NodeExecStats, RunOptions, default_session_config
 from dflow.sessions.fetches import FetchStructure
 from dflow.sessions.fusion import fusions_of
 from dflow.sessions.local_executor import LocalRuntime
 from dflow.sessions.program import to_host
-from dflow.sessions.run_context import RunContext
 
 _MAX_PLANS = 1024
 

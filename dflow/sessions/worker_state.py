@@ -25,8 +25,8 @@ import time
 
 from dflow.dashboard.spans import RECORDER
 from dflow.framework import errors
+from dflow.ops.state.resources import SessionResources
 from dflow.sessions import transport
-from dflow.sessions.resources import SessionResources
 
 INCARNATION = secrets.token_hex(8)
 _now = time.time  # the task stream's clock (distributed.metrics.time is time.time)
@@ -59,17 +59,18 @@ def install_graph(graph_key: str, payload: bytes, dask_worker=None, lineage: str
         dask_worker.handlers["dflow_loop"] = handle_loop
         dask_worker.handlers["dflow_loop_stop"] = handle_loop_stop
         dask_worker.handlers["dflow_resources"] = handle_resources
-        from dflow.sessions.process_tuning import tune_allocator
+        from dflow.cluster.process_tuning import tune_allocator
 
         tune_allocator()
     if dashboard and dask_worker is not None:
         RECORDER.start(dask_worker)  # the scheduler has dflow's extension: report direct runs to it
         dask_worker.batched_stream.send({"op": "dflow_resources_ready"})  # the /dflow page may ask this worker
     if graph_key not in _GRAPHS:
-        import dflow  # noqa: F401 - registers every op type before import
+        # Every op type is registered already: a worker imports this module as dflow.sessions.worker_state,
+        # and importing it ran dflow/__init__.py, which imports every op module, first.
         from dflow.framework.graph import Graph
         from dflow.framework.graph_io import import_graph, loads
-        from dflow.sessions.resources import LINEAGE
+        from dflow.ops.state.resources import LINEAGE
 
         graph = Graph()
         if lineage is not None:
@@ -333,7 +334,7 @@ async def handle_loop(key=None, graph_key=None, spec=None, incarnation=None, loo
     import asyncio
     import time
 
-    from dflow.sessions.run_context import RunContext
+    from dflow.framework.run_context import RunContext
 
     with _LOCK:
         _LOOPS[loop_id] = entry = [RunContext(0, op_timeout_ms), time.monotonic()]

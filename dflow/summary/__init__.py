@@ -1,11 +1,12 @@
-"""``tf.summary`` (TF1): summary ops, event files for TensorBoard, and the summary hook.
+"""``tf.summary`` (TF1): summary ops and event files for TensorBoard.
 
 ``tf.summary.scalar``, ``histogram``, ``text``, ``tensor_summary``,
 ``merge`` and ``merge_all`` build ops whose value is a serialized
 ``Summary`` protocol buffer; ``tf.summary.FileWriter`` writes them (with
 session logs and the graph) to an event file TensorBoard reads;
-``tf.train.summary_iterator`` reads such files back;
-``tf.train.SummarySaverHook`` writes summaries during monitored training.
+``tf.train.summary_iterator`` reads such files back.
+``tf.train.SummarySaverHook``, which writes summaries during monitored
+training, is a training hook: it is in ``dflow.train.summary_hook``.
 The protocol buffers, TFRecord framing and CRC32C are implemented here in
 pure Python (``proto``, ``record_io``, ``crc32c``): no TensorFlow or
 protobuf dependency.
@@ -22,7 +23,6 @@ from dflow.framework.summary_pb import (
     TaggedRunMetadata,
 )
 from dflow.summary import summary_info as _summary_info  # noqa: F401 - tf.summary.get_summary_description & co.
-from dflow.summary.summary_hook import SummarySaverHook
 from dflow.summary.summary_ops import histogram, merge, merge_all, scalar, tensor_summary, text
 from dflow.summary.writer import FileWriter, FileWriterCache, summary_iterator
 
@@ -35,5 +35,5 @@ for _name, _value in (("Summary", Summary), ("Event", Event), ("SessionLog", Ses
 del _name, _value
 
 __all__ = ["Event", "FileWriter", "FileWriterCache", "HistogramProto", "SessionLog", "Summary", "SummaryDescription",
-           "SummaryMetadata", "SummarySaverHook", "TaggedRunMetadata", "histogram", "merge", "merge_all", "scalar",
+           "SummaryMetadata", "TaggedRunMetadata", "histogram", "merge", "merge_all", "scalar",
            "summary_iterator", "tensor_summary", "text"]

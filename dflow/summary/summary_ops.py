@@ -19,11 +19,13 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.framework.summary_pb import HistogramProto, Summary, SummaryMetadata, TensorProto, TensorShapeProto
+from dflow.framework.summary_pb import HistogramProto, Summary, SummaryMetadata
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.kernels import to_host
+from dflow.ops.io.serialization_ops import tensor_proto
 
 _REAL_DTYPES = frozenset((dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16,
                           dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
@@ -76,16 +78,10 @@ def _shape_str(shape) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def _to_numpy(value):
-    if type(value).__module__.startswith("cupy"):
-        return value.get()
-    return np.asarray(value)
-
-
 # -- ScalarSummary -----------------------------------------------------------------------
 
 def _scalar_kernel(values, *, tag):
-    values = _to_numpy(values)
+    values = to_host(values)
     if values.ndim != 0:
         raise errors.InvalidArgumentError(
             None, None, f"tags and values are not the same shape: [] != {_shape_str(values.shape)} (tag '{tag}')")
@@ -179,7 +175,7 @@ def _histogram_make_kernel(op, resources):
     name = op.name
 
     def kernel(values, *, tag):
-        x = _to_numpy(values).astype(np.float64).ravel()
+        x = to_host(values).astype(np.float64).ravel()
         bad = ~np.isfinite(x)
         if bad.any():
             first = x[int(np.argmax(bad))]
@@ -209,19 +205,6 @@ def histogram(name, values, collections=None, family=None):
 
 
 # -- TensorSummaryV2 ---------------------------------------------------------------------
-
-def tensor_proto(value, dtype) -> TensorProto:
-    """A ``TensorProto`` as TF's kernels make it: strings in ``string_val``, others as raw content."""
-    arr = _to_numpy(value)
-    shape = TensorShapeProto(dim=[TensorShapeProto.Dim(size=int(d)) for d in arr.shape])
-    t = TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=shape)
-    if dtype is dtypes.string:
-        t.string_val.extend(x.encode("utf-8") if isinstance(x, str) else bytes(x) for x in arr.ravel().tolist())
-    else:
-        np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
-        t.tensor_content = np.ascontiguousarray(arr, dtype=np_dtype).tobytes()
-    return t
-
 
 def _tensor_summary_make_kernel(op, resources):
     dtype = op._inputs[0].dtype
@@ -279,7 +262,7 @@ def _merge_kernel(*inputs):
     out = Summary()
     tags = set()
     for x in inputs:
-        for data in np.asarray(_to_numpy(x), dtype=object).ravel().tolist():
+        for data in np.asarray(to_host(x), dtype=object).ravel().tolist():
             try:
                 s = Summary.FromString(data)
             except ValueError:
@@ -346,7 +329,7 @@ def _normalized_image(image: np.ndarray, bad_color) -> np.ndarray:
 def _image_kernel(tensor, *, tag, max_images, bad_color):
     from dflow.ops.image.image_png import encode_png_array
 
-    t = _to_numpy(tensor)
+    t = to_host(tensor)
     if t.ndim != 4 or t.shape[-1] not in (1, 3, 4):
         raise errors.InvalidArgumentError(
             None, None, f"Tensor must be 4-D with last dim 1, 3, or 4, not {_shape_str(t.shape)}")
@@ -363,10 +346,10 @@ def _image_kernel(tensor, *, tag, max_images, bad_color):
 def _audio_kernel(tensor, sample_rate, *, tag, max_outputs):
     from dflow.ops.signal.audio_ops import encode_wav_bytes
 
-    t = _to_numpy(tensor)
+    t = to_host(tensor)
     if t.ndim not in (2, 3):
         raise errors.InvalidArgumentError(None, None, f"Tensor must be 3-D or 2-D, got: {_shape_str(t.shape)}")
-    rate = float(_to_numpy(sample_rate))
+    rate = float(to_host(sample_rate))
     if rate <= 0:
         raise errors.InvalidArgumentError(None, None, f"sample_rate must be > 0 (tag '{tag}'), got {rate}")
     clips = t if t.ndim == 3 else t[:, :, None]

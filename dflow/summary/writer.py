@@ -224,10 +224,15 @@ class FileWriter:
     def add_meta_graph(self, meta_graph_def, global_step=None) -> None:
         """Writes a ``tf.MetaGraphDef`` (``tf.train.export_meta_graph``'s) as TF's ``MetaGraphDef``
         protocol buffer: its tags and a ``GraphDef`` of its graph, which TensorBoard shows, and
-        dflow's meta graph itself (in a field of its own)."""
-        from dflow.train.meta_graph import MetaGraphDef
+        dflow's meta graph itself (in a field of its own).
 
-        if not isinstance(meta_graph_def, MetaGraphDef):
+        A dflow meta graph is known by what is written of it: a ``graph_def`` that is dflow's
+        ``GraphDef``, a ``meta_info_def`` and ``SerializeToString`` (so that ``tf.summary``, below
+        ``tf.train`` in dflow's layers, need not import ``dflow.train.meta_graph`` to check a type)."""
+        from dflow.framework.graph_io import GraphDef
+
+        if not (isinstance(getattr(meta_graph_def, "graph_def", None), GraphDef)
+                and hasattr(meta_graph_def, "meta_info_def") and hasattr(meta_graph_def, "SerializeToString")):
             raise TypeError(f"meta_graph_def must be type MetaGraphDef, saw type: {type(meta_graph_def)}")
         proto = _graph_def.meta_graph_proto(meta_graph_def)
         self._add_event(Event(meta_graph_def=proto.SerializeToString()), global_step)

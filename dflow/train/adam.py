@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from dflow._api import tf_export
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import colocate_with, control_dependencies, get_default_graph
+from dflow.kernels import array_module
 from dflow.kernels import numba_loops as _numba
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.control_flow.control_flow_ops import group
 from dflow.train.optimizer import Optimizer, cast_to
 from dflow.train.training_ops import apply_training_op, in_blocks, register_apply_op

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.ops.state.variables import scatter_sub
 from dflow.train.optimizer import Optimizer, cast_to
 from dflow.train.training_ops import apply_training_op, in_blocks, register_apply_op

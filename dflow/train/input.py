@@ -15,48 +15,16 @@ travel as handles into a SparseTensorsMap (``dflow.ops.sparse.sparse_map_ops``),
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.framework import dtypes, errors
+from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor, SparseTensorValue
-from dflow.framework.graph import GraphKeys, Tensor, colocate_with, control_dependencies, name_scope
-from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.framework.tensor_shape import TensorShape, as_shape
-from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.framework.constant_op import constant, convert_to_tensor
+from dflow.framework.graph import GraphKeys, Tensor, control_dependencies, name_scope
+from dflow.framework.tensor_shape import as_shape
 from dflow.ops.control_flow.control_flow_ops import identity, with_dependencies
 from dflow.ops.state.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
-from dflow.ops.state.variables import Variable, _state
+from dflow.ops.state.variable_utils import _count_up_to
+from dflow.ops.state.variables import Variable
 from dflow.train.queue_runner import QueueRunner, add_queue_runner
-
-# -- CountUpTo: the epoch counter ------------------------------------------------------------
-
-
-def _count_up_to_kernel(op, resources):
-    var_op, limit = op._attrs["var"], op._attrs["limit"]
-    state = _state(op, var_op, resources)
-
-    def kernel():
-        before = []
-
-        def bump(value):
-            if value >= limit:
-                raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
-            before.append(value)
-            return value + 1
-
-        state.update(bump)
-        return before[0]
-
-    return kernel
-
-
-register("CountUpTo", infer=lambda op: [(op._attrs["var"]._attrs["dtype"], TensorShape([]))],
-         make_kernel=_count_up_to_kernel, stateful=True, gpu=False)
-not_differentiable("CountUpTo")
-
-
-def _count_up_to(var: Variable, limit: int, name="CountUpTo") -> Tensor:
-    """Increments ``var`` and returns its value before; ``OutOfRangeError`` once it reached ``limit``."""
-    with colocate_with(var.op):
-        return apply_op("CountUpTo", [], {"var": var.op, "limit": int(limit)}, name=name).outputs[0]
 
 
 @tf_export("train.limit_epochs")

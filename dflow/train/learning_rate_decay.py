@@ -17,9 +17,9 @@ import math
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.ops.array import select_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.math import math_ops
 
 

@@ -42,6 +42,7 @@ from dflow._api import tf_export
 from dflow.framework import file_io, graph_io
 from dflow.framework.file_io import atomic_write_bytes
 from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph, scope_prefix, strip_name_scope
+from dflow.platform.versions import DFLOW_VERSION
 
 FORMAT = "dflow-meta-graph"
 VERSION = 1
@@ -195,8 +196,6 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     ``as_text`` indents the JSON. ``clear_extraneous_savers``,
     ``strip_default_attrs`` and ``save_debug_info`` are accepted and ignored.
     """
-    import dflow
-
     graph = graph or get_default_graph()
     scope = scope_prefix(export_scope)
     rename = lambda n: strip_name_scope(n, export_scope)  # noqa: E731
@@ -219,7 +218,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
             continue
         if items:
             collection_def[key] = items
-    info = {"dflow_version": dflow.__version__, "tags": [],
+    info = {"dflow_version": DFLOW_VERSION, "tags": [],
             "op_types": sorted({n.op for n in graph_def.node})}
     info.update(meta_info_def or {})
     if saver_def is not None and scope:

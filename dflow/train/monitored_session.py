@@ -286,9 +286,9 @@ _warned_no_summary_hook = threading.Event()
 
 
 def _summary_saver_hook(scaffold, save_steps, save_secs, output_dir):
-    """``dflow.summary``'s ``SummarySaverHook``, or None (warned once) where it is not available."""
+    """``tf.train.SummarySaverHook`` (it writes with ``tf.summary``), or None (warned once) where it is missing."""
     try:
-        from dflow.summary.summary_hook import SummarySaverHook
+        from dflow.train.summary_hook import SummarySaverHook
     except ImportError as e:
         if not _warned_no_summary_hook.is_set():
             _warned_no_summary_hook.set()

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import GraphKeys, colocate_with, device, get_default_graph, name_scope
 from dflow.framework.tensor_util import init_scope
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.control_flow.control_flow_ops import group
 from dflow.ops.math.math_ops import cast, minimum
 from dflow.ops.math.math_ops import pow as _pow

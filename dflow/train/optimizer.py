@@ -20,6 +20,7 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import IndexedSlices, convert_to_tensor_or_indexed_slices
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import (
     GraphKeys,
     Operation,
@@ -31,7 +32,6 @@ from dflow.framework.graph import (
     get_default_graph,
     name_scope,
 )
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.control_flow.control_flow_ops import group, tuple_
 from dflow.ops.gradients.gradients_impl import gradients
 from dflow.ops.math import math_ops

@@ -11,9 +11,9 @@ AdagradDA (dual averaging, for sparse linear models): with ``T`` the global step
 from __future__ import annotations
 
 from dflow._api import tf_export
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import colocate_with
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.kernels import array_module
 from dflow.ops.control_flow.control_flow_ops import identity
 from dflow.train import slot_creator
 from dflow.train.adagrad import AdagradOptimizer

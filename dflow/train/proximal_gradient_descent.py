@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.framework.constant_op import convert_to_tensor
+from dflow.kernels import array_module
 from dflow.train.optimizer import Optimizer, cast_to
 from dflow.train.training_ops import apply_training_op, register_apply_op
 

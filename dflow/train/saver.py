@@ -309,8 +309,8 @@ class Saver:
         self._next_checkpoint_time = _now() + self.saver_def.keep_checkpoint_every_n_hours * 3600
 
     def _build_ops(self) -> None:
+        from dflow.framework.constant_op import placeholder
         from dflow.framework.graph import colocate_with
-        from dflow.ops.array.constant_op import placeholder
         from dflow.ops.control_flow.control_flow_ops import group
         from dflow.ops.state.variables import assign
 

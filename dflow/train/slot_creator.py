@@ -56,7 +56,7 @@ def ones_initializer(shape, dtype=None, partition_info=None):
 
 def constant_initializer(value):
     """An initializer filling the slot with ``value`` (a ``Const`` op, as TF1's)."""
-    from dflow.ops.array.constant_op import constant
+    from dflow.framework.constant_op import constant
 
     def init(shape, dtype=None, partition_info=None):
         return constant(value, dtype=dtype, shape=shape)

@@ -89,13 +89,20 @@ class Supervisor:
         return items[0] if items else None
 
     def _init_ops(self, ready_op, ready_for_local_init_op, init_op, local_init_op) -> None:
-        import dflow as tf
+        from dflow.framework.graph import add_to_collection
+        from dflow.ops.control_flow.control_flow_ops import group
+        from dflow.ops.state.lookup_ops import tables_initializer
+        from dflow.ops.state.variables import (
+            global_variables_initializer,
+            local_variables_initializer,
+            report_uninitialized_variables,
+        )
 
         if ready_op is Supervisor.USE_DEFAULT:
             ready_op = self._first_in_collection(GraphKeys.READY_OP)
             if ready_op is None:
-                ready_op = tf.report_uninitialized_variables()
-                tf.add_to_collection(GraphKeys.READY_OP, ready_op)
+                ready_op = report_uninitialized_variables()
+                add_to_collection(GraphKeys.READY_OP, ready_op)
         self._ready_op = ready_op
         if ready_for_local_init_op is Supervisor.USE_DEFAULT:
             ready_for_local_init_op = self._first_in_collection(GraphKeys.READY_FOR_LOCAL_INIT_OP)
@@ -103,38 +110,41 @@ class Supervisor:
         if init_op is Supervisor.USE_DEFAULT:
             init_op = self._first_in_collection(GraphKeys.INIT_OP)
             if init_op is None:
-                init_op = tf.global_variables_initializer()
-                tf.add_to_collection(GraphKeys.INIT_OP, init_op)
+                init_op = global_variables_initializer()
+                add_to_collection(GraphKeys.INIT_OP, init_op)
         self._init_op = init_op
         if local_init_op is Supervisor.USE_DEFAULT:
             local_init_op = self._first_in_collection(GraphKeys.LOCAL_INIT_OP)
             if local_init_op is None:
-                local_init_op = tf.group(tf.local_variables_initializer(), tf.tables_initializer())
-                tf.add_to_collection(GraphKeys.LOCAL_INIT_OP, local_init_op)
+                local_init_op = group(local_variables_initializer(), tables_initializer())
+                add_to_collection(GraphKeys.LOCAL_INIT_OP, local_init_op)
         self._local_init_op = local_init_op
 
     def _init_saver_and_summaries(self, saver, summary_op, global_step) -> None:
-        import dflow as tf
+        from dflow.framework.graph import add_to_collection
+        from dflow.ops.state.variables import global_variables
+        from dflow.summary.summary_ops import merge_all
+        from dflow.train.saver import Saver
 
         if saver is Supervisor.USE_DEFAULT:
             saver = self._first_in_collection(GraphKeys.SAVERS)
-            if saver is None and tf.global_variables():
-                saver = tf.train.Saver()
-                tf.add_to_collection(GraphKeys.SAVERS, saver)
+            if saver is None and global_variables():
+                saver = Saver()
+                add_to_collection(GraphKeys.SAVERS, saver)
         self._saver = saver
         if summary_op is Supervisor.USE_DEFAULT:
             summary_op = self._first_in_collection(GraphKeys.SUMMARY_OP)
             if summary_op is None:
-                summary_op = tf.summary.merge_all()
+                summary_op = merge_all()
                 if summary_op is not None:
-                    tf.add_to_collection(GraphKeys.SUMMARY_OP, summary_op)
+                    add_to_collection(GraphKeys.SUMMARY_OP, summary_op)
         self._summary_op = summary_op
         if global_step is Supervisor.USE_DEFAULT:
             global_step = self._first_in_collection(GraphKeys.GLOBAL_STEP)
             if global_step is None:
                 global_step = self._default_global_step_tensor()
                 if global_step is not None:
-                    tf.add_to_collection(GraphKeys.GLOBAL_STEP, global_step)
+                    add_to_collection(GraphKeys.GLOBAL_STEP, global_step)
         self._global_step = global_step
 
     @staticmethod

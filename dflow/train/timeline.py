@@ -151,9 +151,9 @@ class _Timeline:
 
 def _tensor_description_text(desc) -> str:
     """A ``TensorDescription`` in protobuf's text format, without quotes (TF's tensor snapshot)."""
-    from dflow.saved_model.proto import dtype_enum_name
+    from dflow.framework.tensor import datatype_name
 
-    lines = [f"dtype: {dtype_enum_name(desc.dtype)}"] if desc.dtype else []
+    lines = [f"dtype: {datatype_name(desc.dtype)}"] if desc.dtype else []
     if desc.HasField("shape"):
         lines.append("shape {")
         for d in desc.shape.dim:

@@ -297,8 +297,8 @@ class CheckpointLoadStatus(_Status):
         names = sorted(matched)
         values = self._reader.get_tensors(names, writable=False)
         feeds, ops = {}, []
+        from dflow.framework.constant_op import placeholder
         from dflow.framework.graph import control_dependencies
-        from dflow.ops.array.constant_op import placeholder
         from dflow.ops.control_flow.control_flow_ops import group
         from dflow.ops.state.variables import assign
 

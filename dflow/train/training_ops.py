@@ -29,15 +29,15 @@ from collections.abc import Callable
 import numpy as np
 
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, colocate_with
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
+from dflow.kernels import array_module
 from dflow.kernels.blas import over_elements
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import host
+from dflow.ops.state.resources import update_in_place
 from dflow.ops.state.variables import _state
-from dflow.sessions.resources import update_in_place
 
 
 def in_blocks(step: Callable, *arrays) -> None:

@@ -11,7 +11,7 @@ from dflow.dashboard.report import graph_doc, trace_doc
 from dflow.framework import dtypes
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops.state.queue_state import QueueState
-from dflow.sessions.resources import SessionResources
+from dflow.ops.state.resources import SessionResources
 
 PS, W0 = "/job:ps/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0"
 

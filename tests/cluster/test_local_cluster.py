@@ -5,9 +5,8 @@ import time
 import psutil
 import pytest
 
-from dflow.cluster import ClusterSpec, LocalCluster
-from dflow.cluster.device_map import full_device_names, map_devices
-from dflow.sessions import process_tuning
+from dflow.cluster import ClusterSpec, LocalCluster, process_tuning
+from dflow.placement.device_map import full_device_names, map_devices
 
 from .conftest import scheduler_workers
 

@@ -6,10 +6,9 @@ import time
 import pytest
 
 import dflow as tf
-from dflow.cluster import Server
-from dflow.cluster.device_map import full_device_names, map_devices
+from dflow.cluster import Server, process_tuning
 from dflow.framework import errors
-from dflow.sessions import process_tuning
+from dflow.placement.device_map import full_device_names, map_devices
 
 from .conftest import scheduler_workers
 

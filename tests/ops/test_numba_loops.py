@@ -114,7 +114,7 @@ def test_what_the_loops_take():
 
 
 def test_switched_off_runs_the_numpy_kernels():
-    code = ("import numpy as np, dflow as tf; from dflow.ops import _numba\n"
+    code = ("import numpy as np, dflow as tf; from dflow.kernels import numba_loops as _numba\n"
             "v = tf.Variable(np.ones(5000, np.float32)); loss = tf.reduce_sum(tf.nn.relu(v) * 2.0)\n"
             "step = tf.train.AdamOptimizer(0.1).minimize(loss)\n"
             "s = tf.Session(); s.run(tf.global_variables_initializer()); s.run(step)\n"

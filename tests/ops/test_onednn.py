@@ -124,7 +124,7 @@ def test_repeatable_and_safe_from_several_threads():
                                        ({"OMP_WAIT_POLICY": "ACTIVE"}, ("ACTIVE", None)),
                                        ({"GOMP_SPINCOUNT": "0"}, (None, "0"))])
 def test_openmp_threads_spin_briefly_unless_the_user_says(env, want):
-    code = ("import os; from dflow.ops import _onednn; assert _onednn.available()\n"
+    code = ("import os; from dflow.kernels import onednn as _onednn; assert _onednn.available()\n"
             "print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))")
     base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
     out = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True, text=True,
@@ -149,7 +149,7 @@ def test_what_it_does_not_run_falls_back():
 @pytest.mark.parametrize("setting, why", [("0", "DFLOW_ONEDNN turns it off"),
                                           ("/nonexistent/libdnnl.so.3", "was not loaded")])
 def test_switched_off_or_missing_runs_the_numpy_kernels(setting, why):
-    code = ("import numpy as np, dflow as tf; from dflow.ops import _onednn\n"
+    code = ("import numpy as np, dflow as tf; from dflow.kernels import onednn as _onednn\n"
             "x = tf.constant(np.ones((1, 5, 5, 2), np.float32)); w = tf.constant(np.ones((3, 3, 2, 1), np.float32))\n"
             "print(tf.Session().run(tf.nn.conv2d(x, w, 1, 'SAME'))[0, :, :, 0].sum(), _onednn.why_not())")
     env = dict(os.environ, DFLOW_ONEDNN=setting)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import dflow as tf
+from dflow.framework.run_context import RunContext
 from dflow.ops.state.queue_state import QueueState
-from dflow.sessions.run_context import RunContext
 
 
 def run_in_thread(fn):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.sessions.resources import IN_PLACE_ELEMENTS, VariableState
+from dflow.ops.state.resources import IN_PLACE_ELEMENTS, VariableState
 
 SHAPE = (IN_PLACE_ELEMENTS // 64, 64)
 

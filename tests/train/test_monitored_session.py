@@ -386,7 +386,7 @@ def test_monitored_training_session_saves_and_resumes(tmp_path):
 
 
 def test_monitored_training_session_defaults(tmp_path, caplog, monkeypatch):
-    monkeypatch.setitem(sys.modules, "dflow.summary.summary_hook", None)  # as if tf.summary were missing
+    monkeypatch.setitem(sys.modules, "dflow.train.summary_hook", None)  # as if tf.summary were missing
     monitored_session._warned_no_summary_hook.clear()
     d = str(tmp_path)
     _, inc = _train_op()
@@ -411,7 +411,7 @@ def test_monitored_training_session_adds_the_summary_hook(tmp_path, monkeypatch)
         def __init__(self, **kwargs):
             made.append(kwargs)
 
-    monkeypatch.setitem(sys.modules, "dflow.summary.summary_hook",
+    monkeypatch.setitem(sys.modules, "dflow.train.summary_hook",
                         types.SimpleNamespace(SummarySaverHook=FakeSummarySaverHook))
     _train_op()
     scaffold = tf.train.Scaffold()

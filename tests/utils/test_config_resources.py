@@ -7,7 +7,7 @@ import os
 import pytest
 
 import dflow as tf
-from dflow.platform import tf_config
+from dflow.sessions import tf_config
 from dflow.sessions.config import SESSION_DEFAULTS
 
 

@@ -57,6 +57,9 @@ def test_version_constants():
 
     assert tf.VERSION == tf.version.VERSION == "1.15.5"
     assert tf.GIT_VERSION == tf.version.GIT_VERSION == f"dflow-{dflow.__version__}"
+    from dflow.platform.versions import DFLOW_VERSION
+
+    assert DFLOW_VERSION == dflow.__version__  # what meta graphs record as dflow_version
     assert tf.version.GRAPH_DEF_VERSION == tf.GRAPH_DEF_VERSION == 1
     assert tf.GRAPH_DEF_VERSION_MIN_CONSUMER <= tf.GRAPH_DEF_VERSION
     assert (tf.CXX11_ABI_FLAG, tf.CXX_VERSION, tf.MONOLITHIC_BUILD) == (0, 0, 0)

@@ -203,7 +203,7 @@ def test_gpu_queries_are_honest():
 
 
 def test_test_src_dir_path_and_stubs():
-    assert os.path.isfile(tf.test.test_src_dir_path("platform/testing.py"))
+    assert os.path.isfile(tf.test.test_src_dir_path("testing/testing.py"))
     import math
 
     stubs = tf.test.StubOutForTesting()
@@ -275,7 +275,7 @@ def test_main_runs_unittests_and_benchmarks(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "keys ['extras', 'iters', 'name', 'throughput', 'wall_time'] ['wall_time_mean', 'wall_time_stdev']" \
         in out.stdout
-    from dflow.platform.testing import BenchmarkEntries
+    from dflow.testing.testing import BenchmarkEntries
 
     entry = BenchmarkEntries.FromString((tmp_path / "rep_B.benchmarkAdd").read_bytes()).entry[0]
     assert (entry.name, entry.iters, entry.wall_time) == ("B.benchmarkAdd", 5, 0.5)

@@ -52,9 +52,9 @@ from dflow.estimator.canned.head_checks import (
     _get_weights_and_check_match_logits,
 )
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from dflow.ops.array import array_ops, shape_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.math import math_ops, reduction_ops
 from dflow.ops.nn.losses_ops import Reduction
 

@@ -8,10 +8,10 @@ import collections
 import numpy as np
 
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.ops.array import shape_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.math import math_ops
 
 LossSpec = collections.namedtuple("LossSpec", ["training_loss", "unreduced_loss", "weights", "processed_labels"])

@@ -26,13 +26,14 @@ import numpy as np
 
 from dflow._api import export_value, tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import constant, convert_to_tensor, register_tensor_conversion_function
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import Dimension, TensorShape
-from dflow.ops._common import array_module, same_as_input
+from dflow.kernels import array_module
 from dflow.ops._common import invalid_argument as _invalid
+from dflow.ops._common import same_as_input
 from dflow.ops.array import shape_ops  # noqa: F401 - registers the shape ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor, register_tensor_conversion_function
 from dflow.ops.array.index_args import (
     convert_same_dtype,
     dims_str,

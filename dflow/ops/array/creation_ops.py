@@ -14,14 +14,14 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant, convert_to_tensor, to_numpy
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops._common import invalid_argument as _invalid
 from dflow.ops.array import tiling_ops  # noqa: F401 - meshgrid makes BroadcastTo ops
 from dflow.ops.array.array_ops import stack
-from dflow.ops.array.constant_op import constant, convert_to_tensor, to_numpy
 from dflow.ops.array.index_args import (
     contains_tensor,
     host,

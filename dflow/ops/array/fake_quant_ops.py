@@ -23,7 +23,8 @@ from dflow.framework import dtypes
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module, invalid_argument
+from dflow.kernels import array_module
+from dflow.ops._common import invalid_argument
 from dflow.ops.array.index_args import host, merge_shapes, with_rank, with_rank_at_least
 from dflow.ops.nn._nn_util import as_tensor
 

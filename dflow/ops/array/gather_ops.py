@@ -17,12 +17,12 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops._common import invalid_argument as _invalid
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import (
     dims_str,
     host,

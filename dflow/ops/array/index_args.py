@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor, to_numpy
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import Dimension, TensorShape
-from dflow.ops.array.constant_op import convert_to_tensor, to_numpy
 
 INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 

@@ -8,8 +8,8 @@ Slicing (``__getitem__``) is installed by ``array_ops``.
 
 from __future__ import annotations
 
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
-from dflow.ops.array.constant_op import convert_to_tensor
 
 
 def _math():

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.kernels import array_module
 from dflow.ops.math.math_ops import (
     BOOL_DTYPES,
     NUMERIC_DTYPES,

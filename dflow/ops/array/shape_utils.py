@@ -12,11 +12,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import Dimension, TensorShape, as_shape, broadcast_shapes
 from dflow.ops._common import invalid_argument
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import host
 
 

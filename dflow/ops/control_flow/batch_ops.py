@@ -251,7 +251,7 @@ register("BatchFunction", infer=_batch_infer, make_kernel=_make_batch_kernel, st
 
 def _trace(fn, args: list) -> tuple:
     """``fn`` traced on placeholders like ``args``; returns (graph, structured outputs)."""
-    from dflow.ops.array.constant_op import convert_to_tensor
+    from dflow.framework.constant_op import convert_to_tensor
 
     graph = FuncGraph("computation", get_default_graph(), name_scope="")
     with graph.as_default():

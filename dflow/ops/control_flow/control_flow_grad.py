@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.func_graph import FuncGraph
 from dflow.framework.graph import get_default_graph
 from dflow.framework.op_registry import apply_op, gradient, register
+from dflow.kernels import array_module
 from dflow.kernels import blas as _blas
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.control_flow import if_while_ops
 from dflow.ops.gradients.gradients_impl import _DIFFERENTIABLE, gradients
 

@@ -13,6 +13,7 @@ import functools
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors, nest
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.func_graph import FuncGraph
 from dflow.framework.graph import (
     Operation,
@@ -24,7 +25,6 @@ from dflow.framework.graph import (
 )
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape, as_shape
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.control_flow import if_while_ops
 
 register("NoOp", infer=lambda op: [], kernel=lambda: None, foldable=False)

@@ -25,12 +25,12 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors, nest
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.func_graph import FuncGraph
 from dflow.framework.graph import Tensor, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.kernels import array_module
 from dflow.ops.control_flow import if_while_ops
 from dflow.ops.control_flow.control_flow_grad import reverse_loop_gradient
 from dflow.ops.control_flow.control_flow_ops import _align_captures, _function_output, identity

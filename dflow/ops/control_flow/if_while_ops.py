@@ -31,16 +31,30 @@ from dflow.framework import dtypes
 from dflow.framework.func_graph import FuncGraph, add_outputs, bump_structure_version
 from dflow.framework.op_registry import apply_op, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.sessions.plan import Partition, prune_to_fetches
-from dflow.sessions.program import PartitionProgram
 
 # The dtype of a While trace: a Python list that only gradient ops read.
-variant = dtypes.DType("variant", object, 21)
+variant = dtypes.trace_variant
 
 
 def where(op) -> str:
     """What errors inside ``op``'s sub-graphs name as the device they ran on."""
     return f"{op.device or 'the device'} of {op.name}"
+
+
+# How a sub-graph becomes a function: the session layer's compiler, installed by dflow/sessions/program.py
+# (ops run sub-graphs, but cannot import the session layer that plans and compiles them).
+_compile_subgraph = None
+
+
+def install_subgraph_compiler(compile_subgraph) -> None:
+    """Sets ``compile_subgraph(outputs, control_outputs, fed, sources, device, resources) -> fn``.
+
+    It prunes the graph to what ``outputs`` and ``control_outputs`` need (``fed``
+    tensors cut it), compiles those ops, and returns the function ``(ctx, input
+    values) -> output values`` that runs them.
+    """
+    global _compile_subgraph
+    _compile_subgraph = compile_subgraph
 
 
 def compile_function(graph: FuncGraph, resources, device: str = "", outputs: list | None = None):
@@ -59,10 +73,11 @@ def compile_function(graph: FuncGraph, resources, device: str = "", outputs: lis
             fed[t] = i
             sources.append(("feed", i))
     real = [t for t in outputs if t is not None]
-    ops = prune_to_fetches(real, graph.control_outputs, set(fed))
-    partition = Partition(device or f"function {graph.name}", ops, list(fed), real)
-    program = PartitionProgram(partition, sources, resources)
-    fn = program._fn  # the generated function itself: one call less per iteration
+    if _compile_subgraph is None:
+        raise RuntimeError("No sub-graph compiler is installed: import dflow (its session layer installs one) "
+                           "before running functional control flow")
+    fn = _compile_subgraph(real, graph.control_outputs, list(fed), sources, device or f"function {graph.name}",
+                           resources)
     if len(real) == len(outputs):
         return fn
     where = _positions(outputs)

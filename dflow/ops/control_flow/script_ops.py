@@ -29,10 +29,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import unknown_shape
-from dflow.ops.array.constant_op import convert_to_tensor
 
 _FUNCS: dict = {}  # token -> function, for the life of the graphs that use it
 _COUNTER = itertools.count()

@@ -18,11 +18,11 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.composite import SparseTensor
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, control_dependencies, name_scope
 from dflow.framework.op_registry import constant_value
 from dflow.ops.array.array_ops import rank as rank_of
 from dflow.ops.array.array_ops import shape as shape_of
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.control_flow.control_flow_ops import no_op, with_dependencies
 from dflow.ops.debugging.logging_ops import Assert
 from dflow.ops.math import math_ops

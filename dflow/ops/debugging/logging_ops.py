@@ -20,9 +20,9 @@ import sys
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Operation, Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.debugging.summarize import summarize_v1, summarize_v2
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
-from dflow.ops._common import array_module, same_as_input
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.kernels import array_module
+from dflow.ops._common import same_as_input
 from dflow.ops.control_flow.control_flow_ops import group, with_dependencies
 
 

@@ -24,11 +24,11 @@ import itertools
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import GraphKeys, get_default_graph
 from dflow.framework.nest import flatten, pack_sequence_as
 from dflow.framework.op_registry import RegisterGradient
 from dflow.ops.array.array_ops import concat, identity_n, reshape, shape, size
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.array.creation_ops import one_hot
 from dflow.ops.control_flow.control_flow_ops import while_loop
 from dflow.ops.gradients.gradients_impl import gradients

@@ -16,10 +16,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
-from dflow.ops.array.constant_op import constant
+from dflow.framework.constant_op import constant
+from dflow.framework.graph import get_default_session
 from dflow.ops.control_flow.control_flow_ops import identity
 from dflow.ops.gradients.gradients_impl import gradients
-from dflow.sessions.session import get_default_session
 
 _ALLOWED = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 

@@ -14,8 +14,8 @@ import contextlib
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import IndexedSlices
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, _graph_of, name_scope
-from dflow.ops.array.constant_op import convert_to_tensor
 
 # Ops whose gradient rule passes an IndexedSlices gradient on unchanged (a variable's read).
 _PASSES_INDEXED_SLICES = frozenset({"Identity"})

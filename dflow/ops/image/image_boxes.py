@@ -14,11 +14,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.nn._nn_util import with_rank
 from dflow.ops.random.random_ops import seed_attrs, stateful_kernel
 

@@ -16,11 +16,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.ops._common import invalid_argument
 from dflow.ops.array import shape_ops, tiling_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.control_flow import control_flow_ops
 from dflow.ops.image.image_ops import assert_that, convert_image_dtype
 from dflow.ops.linalg import einsum_ops

@@ -16,10 +16,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.nn._nn_util import REALS, check_dtype, with_rank
 from dflow.ops.random.random_ops import seed_attrs, shape_from_tensor, stateful_kernel
 

@@ -18,11 +18,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, constant_value, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.shape_ops import reshape
 from dflow.ops.array.slicing_ops import slice as slice_
 from dflow.ops.nn._nn_util import with_rank

@@ -19,11 +19,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops.array import array_ops, creation_ops, shape_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.slicing_ops import reverse
 from dflow.ops.array.slicing_ops import slice as slice_
 from dflow.ops.array.tiling_ops import pad

@@ -13,9 +13,9 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import control_dependencies, name_scope
 from dflow.ops.array import array_ops, shape_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import with_rank_at_least
 from dflow.ops.array.tiling_ops import pad
 from dflow.ops.control_flow import control_flow_ops

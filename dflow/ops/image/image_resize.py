@@ -18,13 +18,13 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument
 from dflow.ops.array import shape_ops
 from dflow.ops.array.array_ops import stack
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.control_flow import control_flow_ops
 from dflow.ops.image.image_ops import (
     as_batch,

@@ -30,10 +30,10 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.io import example_decode as dec
 
 _ALLOWED = (dtypes.float32, dtypes.int64, dtypes.string)

@@ -6,8 +6,8 @@ splits of each example; this module turns them, with the feature's partitions, i
 
 from __future__ import annotations
 
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.io.example_parsing import RaggedFeature
 
 

@@ -22,9 +22,9 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.ops.array.constant_op import convert_to_tensor
 
 _ALLOWED = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
 _INT = re.compile(rb"\s*-?[0-9]+\s*\Z")

@@ -28,15 +28,28 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.composite import SparseTensor
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.protobuf import encode_varint
-from dflow.framework.summary_pb import TensorProto
+from dflow.framework.summary_pb import TensorProto, TensorShapeProto
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops.array.constant_op import convert_to_tensor
-from dflow.summary.summary_ops import tensor_proto
+from dflow.kernels import to_host
 
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def tensor_proto(value, dtype) -> TensorProto:
+    """A ``TensorProto`` as TF's kernels make it: strings in ``string_val``, others as raw content."""
+    arr = to_host(value)
+    shape = TensorShapeProto(dim=[TensorShapeProto.Dim(size=int(d)) for d in arr.shape])
+    t = TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=shape)
+    if dtype is dtypes.string:
+        t.string_val.extend(x.encode("utf-8") if isinstance(x, str) else bytes(x) for x in arr.ravel().tolist())
+    else:
+        np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
+        t.tensor_content = np.ascontiguousarray(arr, dtype=np_dtype).tobytes()
+    return t
 
 
 def _bad(message: str) -> errors.InvalidArgumentError:

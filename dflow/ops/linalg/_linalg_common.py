@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Operation, Tensor, name_scope
 from dflow.framework.op_registry import apply_op
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops.array.constant_op import convert_to_tensor
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 COMPLEX = (dtypes.complex64, dtypes.complex128)

@@ -15,12 +15,12 @@ import string
 import numpy as np
 
 from dflow._api import tf_export
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import apply_op, constant_value, gradient, register
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes, unknown_shape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import shape_from_tensor
 from dflow.ops.linalg._linalg_common import (
     MATMUL_TYPES,

@@ -23,12 +23,12 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops.array import array_ops, gather_ops, partition_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.linalg import diag_ops, linalg_ops
 from dflow.ops.linalg._linalg_common import (
     COMPLEX,

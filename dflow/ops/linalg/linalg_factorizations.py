@@ -25,7 +25,7 @@ from dflow._api import tf_export
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import gradient, register
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops.array import array_ops
 from dflow.ops.linalg import linalg_ops, linalg_solvers
 from dflow.ops.linalg._linalg_common import (

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from dflow._api import tf_export
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.kernels import array_module
 from dflow.ops.linalg._linalg_common import INEXACT, cast, check_dtype, lapack_ready, op_scope
 
 _MATRIX_NORMS = ["euclidean", "fro", 1, 2, np.inf]

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes, unknown_shape
+from dflow.kernels import array_module
 from dflow.kernels.blas import matmul as blas_matmul
-from dflow.ops._common import array_module
 from dflow.ops.array import array_ops, tiling_ops  # noqa: F401 - register ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.linalg import (  # noqa: F401 - register ops
     einsum_ops,
     linalg_factorizations,

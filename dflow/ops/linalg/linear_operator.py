@@ -23,9 +23,20 @@ import operator as _operator
 
 import numpy as np
 
-import dflow as tf  # the public ops the operators are built from
 from dflow._api import tf_export
+from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
+from dflow.framework.dtypes import as_dtype
+from dflow.framework.graph import name_scope
+from dflow.framework.tensor import Tensor
 from dflow.framework.tensor_shape import Dimension, TensorShape, dimension_value
+from dflow.framework.tensor_util import get_static_value
+from dflow.ops.array import array_ops, creation_ops, shape_ops, shape_utils, tiling_ops
+from dflow.ops.control_flow import control_flow_ops
+from dflow.ops.debugging import check_ops
+from dflow.ops.linalg import diag_ops, linalg_factorizations, linalg_ops, linalg_solvers
+from dflow.ops.math import math_extra_ops, math_ops, reduction_ops, unary_math_ops
+from dflow.ops.state import variables
 
 __all__ = [
     "LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "LinearOperatorLowerTriangular",
@@ -38,7 +49,7 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------------------------------
 
 def _is_ref(x) -> bool:
-    return isinstance(x, tf.Variable)
+    return isinstance(x, variables.Variable)
 
 
 def convert_nonref_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -46,16 +57,16 @@ def convert_nonref_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if value is None:
         return None
     if _is_ref(value):
-        if dtype is not None and tf.as_dtype(dtype).base_dtype != value.dtype.base_dtype:
-            raise TypeError(f"Argument `value` must be of dtype `{tf.as_dtype(dtype).name}` "
+        if dtype is not None and as_dtype(dtype).base_dtype != value.dtype.base_dtype:
+            raise TypeError(f"Argument `value` must be of dtype `{as_dtype(dtype).name}` "
                             f"Received: `{value.dtype.base_dtype.name}`.")
         return value
-    if isinstance(value, tf.Tensor) or dtype is not None or dtype_hint is None:
-        return tf.convert_to_tensor(value, dtype=dtype, name=name)
+    if isinstance(value, Tensor) or dtype is not None or dtype_hint is None:
+        return convert_to_tensor(value, dtype=dtype, name=name)
     try:
-        return tf.convert_to_tensor(value, dtype=dtype_hint, name=name)
+        return convert_to_tensor(value, dtype=dtype_hint, name=name)
     except (TypeError, ValueError):
-        return tf.convert_to_tensor(value, name=name)
+        return convert_to_tensor(value, name=name)
 
 
 def _assert_not_ref_type(x, arg_name):
@@ -67,12 +78,12 @@ def _shape_tensor(shape, name=None):
     """A shape as an int32 Tensor (an empty list is int32 too)."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
-    dtype = tf.int32 if isinstance(shape, (tuple, list)) and not shape else None
-    return tf.convert_to_tensor(shape, dtype=dtype, name=name)
+    dtype = dtypes.int32 if isinstance(shape, (tuple, list)) and not shape else None
+    return convert_to_tensor(shape, dtype=dtype, name=name)
 
 
 def _static_value(t):
-    value = tf.get_static_value(t)
+    value = get_static_value(t)
     return None if value is None else np.asarray(value)
 
 
@@ -82,34 +93,34 @@ def _static_int(value):
 
 def _dtype_str(dtype) -> str:
     """A dtype as TF's ``str(dtype)`` prints it in messages: ``<dtype: 'float32'>``."""
-    return f"<dtype: '{tf.as_dtype(dtype).name}'>"
+    return f"<dtype: '{as_dtype(dtype).name}'>"
 
 
 def _adjoint(x):
-    return tf.linalg.adjoint(x)
+    return linalg_ops.adjoint(x)
 
 
 def assert_no_entries_with_modulus_zero(x, message=None, name="assert_no_entries_with_modulus_zero"):
     """Asserts that no entry of ``x`` has modulus zero."""
-    with tf.name_scope(name, values=[x]):
-        x = tf.convert_to_tensor(x, name="x")
-        zero = tf.convert_to_tensor(0, dtype=x.dtype.real_dtype)
-        return tf.debugging.assert_less(zero, tf.abs(x), message=message)
+    with name_scope(name, values=[x]):
+        x = convert_to_tensor(x, name="x")
+        zero = convert_to_tensor(0, dtype=x.dtype.real_dtype)
+        return check_ops.assert_less(zero, unary_math_ops.abs(x), message=message)
 
 
 def assert_zero_imag_part(x, message=None, name="assert_zero_imag_part"):
     """Asserts that ``x`` has no imaginary part (a no-op for real ``x``)."""
-    with tf.name_scope(name, values=[x]):
-        x = tf.convert_to_tensor(x, name="x")
+    with name_scope(name, values=[x]):
+        x = convert_to_tensor(x, name="x")
         if x.dtype.is_floating:
-            return tf.no_op()
-        zero = tf.convert_to_tensor(0, dtype=x.dtype.real_dtype)
-        return tf.debugging.assert_equal(zero, tf.math.imag(x), message=message)
+            return control_flow_ops.no_op()
+        zero = convert_to_tensor(0, dtype=x.dtype.real_dtype)
+        return check_ops.assert_equal(zero, math_extra_ops.imag(x), message=message)
 
 
 def _assert_compatible_matrix_dimensions(operator, x):
-    return tf.debugging.assert_equal(
-        tf.shape(x)[-2], operator.domain_dimension_tensor(),
+    return check_ops.assert_equal(
+        shape_ops.shape(x)[-2], operator.domain_dimension_tensor(),
         message="Dimensions are not compatible.  shape[-2] of argument to be the same as this operator")
 
 
@@ -121,33 +132,34 @@ def _assert_is_batch_matrix(tensor):
 
 def broadcast_matrix_batch_dims(batch_matrices, name=None):
     """Broadcasts the batch dimensions (all but the last two) of several matrices against each other."""
-    with tf.name_scope(name or "broadcast_matrix_batch_dims", values=batch_matrices):
-        mats = [tf.convert_to_tensor(m) for m in batch_matrices]
+    with name_scope(name or "broadcast_matrix_batch_dims", values=batch_matrices):
+        mats = [convert_to_tensor(m) for m in batch_matrices]
         for m in mats:
             _assert_is_batch_matrix(m)
         if len(mats) < 2:
             return mats
         bcast = mats[0].shape[:-2]
         for m in mats[1:]:
-            bcast = tf.broadcast_static_shape(bcast, m.shape[:-2])
+            bcast = shape_utils.broadcast_static_shape(bcast, m.shape[:-2])
         if bcast.is_fully_defined():
             for i, m in enumerate(mats):
                 if m.shape[:-2] != bcast:
-                    mats[i] = tf.broadcast_to(m, tf.concat([bcast.as_list(), tf.shape(m)[-2:]], axis=0))
+                    mats[i] = tiling_ops.broadcast_to(
+                        m, array_ops.concat([bcast.as_list(), shape_ops.shape(m)[-2:]], axis=0))
             return mats
-        dyn = tf.shape(mats[0])[:-2]
+        dyn = shape_ops.shape(mats[0])[:-2]
         for m in mats[1:]:
-            dyn = tf.broadcast_dynamic_shape(dyn, tf.shape(m)[:-2])
-        return [tf.broadcast_to(m, tf.concat([dyn, tf.shape(m)[-2:]], axis=0)) for m in mats]
+            dyn = shape_utils.broadcast_dynamic_shape(dyn, shape_ops.shape(m)[:-2])
+        return [tiling_ops.broadcast_to(m, array_ops.concat([dyn, shape_ops.shape(m)[-2:]], axis=0)) for m in mats]
 
 
 def matrix_solve_with_broadcast(matrix, rhs, adjoint=False, name=None):
     """``tf.linalg.solve`` with the batch dimensions of ``matrix`` and ``rhs`` broadcast."""
-    with tf.name_scope(name, "MatrixSolveWithBroadcast", [matrix, rhs]):
-        matrix = tf.convert_to_tensor(matrix, name="matrix")
-        rhs = tf.convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype)
+    with name_scope(name, "MatrixSolveWithBroadcast", [matrix, rhs]):
+        matrix = convert_to_tensor(matrix, name="matrix")
+        rhs = convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype)
         matrix, rhs = broadcast_matrix_batch_dims([matrix, rhs])
-        return tf.linalg.solve(matrix, rhs, adjoint=adjoint)
+        return linalg_solvers.matrix_solve(matrix, rhs, adjoint=adjoint)
 
 
 def is_adjoint_pair(x, y) -> bool:
@@ -268,8 +280,8 @@ def _square_shape(vector) -> TensorShape:
 
 def _square_shape_tensor(vector):
     """The shape ``[..., N, N]`` (see ``_square_shape``) as a Tensor."""
-    shape = tf.shape(vector)
-    return tf.concat((shape, [shape[-1]]), 0)
+    shape = shape_ops.shape(vector)
+    return array_ops.concat((shape, [shape[-1]]), 0)
 
 
 def _dim_at(shape: TensorShape, index: int) -> Dimension:
@@ -305,10 +317,10 @@ class LinearOperator(metaclass=abc.ABCMeta):
         self._graph_parents = []
         if graph_parents is not None:
             for i, t in enumerate(graph_parents):
-                if t is None or not (_is_ref(t) or isinstance(t, tf.Tensor)):
+                if t is None or not (_is_ref(t) or isinstance(t, Tensor)):
                     raise ValueError(f"Graph parent item {i} is not a Tensor; {t}.")
             self._graph_parents = list(graph_parents)
-        self._dtype = tf.as_dtype(dtype).base_dtype if dtype else dtype
+        self._dtype = as_dtype(dtype).base_dtype if dtype else dtype
         self._is_non_singular = is_non_singular
         self._is_self_adjoint = is_self_adjoint
         self._is_positive_definite = is_positive_definite
@@ -321,7 +333,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
         full_name = self.name
         if name is not None:
             full_name += "/" + name
-        with tf.name_scope(full_name) as scope:
+        with name_scope(full_name) as scope:
             yield scope
 
     # -- properties ------------------------------------------------------------------------------------------------
@@ -415,8 +427,8 @@ class LinearOperator(metaclass=abc.ABCMeta):
         """The rank as a scalar int32 Tensor."""
         with self._name_scope(name):
             if self.tensor_rank is not None:
-                return tf.convert_to_tensor(self.tensor_rank)
-            return tf.size(self.shape_tensor())
+                return convert_to_tensor(self.tensor_rank)
+            return shape_ops.size(self.shape_tensor())
 
     @property
     def domain_dimension(self) -> Dimension:
@@ -433,7 +445,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
     def _domain_dimension_tensor(self, shape=None):
         value = dimension_value(self.domain_dimension)
         if value is not None:
-            return tf.convert_to_tensor(value)
+            return convert_to_tensor(value)
         shape = self.shape_tensor() if shape is None else shape
         return shape[-1]
 
@@ -452,26 +464,27 @@ class LinearOperator(metaclass=abc.ABCMeta):
     def _range_dimension_tensor(self, shape=None):
         value = dimension_value(self.range_dimension)
         if value is not None:
-            return tf.convert_to_tensor(value)
+            return convert_to_tensor(value)
         shape = self.shape_tensor() if shape is None else shape
         return shape[-2]
 
     # -- assertions ------------------------------------------------------------------------------------------------
 
     def _max_condition_number_to_be_non_singular(self):
-        with tf.name_scope("max_nonsingular_condition_number"):
+        with name_scope("max_nonsingular_condition_number"):
             dtype_eps = np.finfo(self.dtype.as_numpy_dtype).eps
-            eps = tf.cast(tf.reduce_max([100., tf.cast(self.range_dimension_tensor(), self.dtype),
-                                         tf.cast(self.domain_dimension_tensor(), self.dtype)]), self.dtype) * dtype_eps
+            eps = math_ops.cast(reduction_ops.reduce_max([
+                100., math_ops.cast(self.range_dimension_tensor(), self.dtype),
+                math_ops.cast(self.domain_dimension_tensor(), self.dtype)]), self.dtype) * dtype_eps
             return 1. / eps
 
     def _assert_non_singular(self):
         if self._can_use_cholesky():
             return self.assert_positive_definite()
-        singular_values = tf.linalg.svd(self.to_dense(), compute_uv=False)
-        cond = tf.reduce_max(singular_values, axis=-1) / tf.reduce_min(singular_values, axis=-1)
-        return tf.debugging.assert_less(cond, self._max_condition_number_to_be_non_singular(),
-                                        message="Singular matrix up to precision epsilon.")
+        singular_values = linalg_factorizations.svd(self.to_dense(), compute_uv=False)
+        cond = reduction_ops.reduce_max(singular_values, axis=-1) / reduction_ops.reduce_min(singular_values, axis=-1)
+        return check_ops.assert_less(cond, self._max_condition_number_to_be_non_singular(),
+                                     message="Singular matrix up to precision epsilon.")
 
     def assert_non_singular(self, name="assert_non_singular"):
         """An op that fails at run time when the operator is singular (condition number too large)."""
@@ -480,8 +493,8 @@ class LinearOperator(metaclass=abc.ABCMeta):
 
     def _assert_positive_definite(self):
         if self.is_self_adjoint:
-            return tf.debugging.assert_positive(tf.linalg.diag_part(tf.linalg.cholesky(self.to_dense())),
-                                                message="Matrix was not positive definite.")
+            return check_ops.assert_positive(diag_ops.matrix_diag_part(linalg_factorizations.cholesky(self.to_dense())),
+                                             message="Matrix was not positive definite.")
         raise NotImplementedError("assert_positive_definite is not implemented.")
 
     def assert_positive_definite(self, name="assert_positive_definite"):
@@ -491,7 +504,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
 
     def _assert_self_adjoint(self):
         dense = self.to_dense()
-        return tf.debugging.assert_equal(dense, _adjoint(dense), message="Matrix was not equal to its adjoint.")
+        return check_ops.assert_equal(dense, _adjoint(dense), message="Matrix was not equal to its adjoint.")
 
     def assert_self_adjoint(self, name="assert_self_adjoint"):
         """An op that fails at run time when the operator is not self-adjoint."""
@@ -508,7 +521,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
 
         First the dtype, then that dimension ``arg_dim`` of ``x`` fits dimension ``self_dim`` of the operator.
         """
-        x = tf.convert_to_tensor(x, name=name)
+        x = convert_to_tensor(x, name=name)
         self._check_input_dtype(x)
         _dim_at(self.shape, self_dim).assert_is_compatible_with(_dim_at(x.shape, arg_dim))
         return x
@@ -566,8 +579,8 @@ class LinearOperator(metaclass=abc.ABCMeta):
         return self.matmul(other)
 
     def _matvec(self, x, adjoint=False):
-        y = self.matmul(tf.expand_dims(x, axis=-1), adjoint=adjoint)
-        return tf.squeeze(y, axis=-1)
+        y = self.matmul(shape_ops.expand_dims(x, axis=-1), adjoint=adjoint)
+        return shape_ops.squeeze(y, axis=-1)
 
     def matvec(self, x, adjoint=False, name="matvec"):
         """Transforms [batch] vector ``x`` with left multiplication: ``x --> A x``."""
@@ -579,8 +592,8 @@ class LinearOperator(metaclass=abc.ABCMeta):
 
     def _determinant(self):
         if self._can_use_cholesky():
-            return tf.exp(self.log_abs_determinant())
-        return tf.linalg.det(self.to_dense())
+            return unary_math_ops.exp(self.log_abs_determinant())
+        return linalg_solvers.matrix_determinant(self.to_dense())
 
     def determinant(self, name="det"):
         """The determinant of every batch member."""
@@ -591,9 +604,9 @@ class LinearOperator(metaclass=abc.ABCMeta):
 
     def _log_abs_determinant(self):
         if self._can_use_cholesky():
-            diag = tf.linalg.diag_part(tf.linalg.cholesky(self.to_dense()))
-            return 2 * tf.reduce_sum(tf.math.log(diag), axis=[-1])
-        _, log_abs_det = tf.linalg.slogdet(self.to_dense())
+            diag = diag_ops.matrix_diag_part(linalg_factorizations.cholesky(self.to_dense()))
+            return 2 * reduction_ops.reduce_sum(unary_math_ops.log(diag), axis=[-1])
+        _, log_abs_det = linalg_solvers.slogdet(self.to_dense())
         return log_abs_det
 
     def log_abs_determinant(self, name="log_abs_det"):
@@ -610,7 +623,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
             raise NotImplementedError("Solve is not yet implemented for non-square operators.")
         rhs = _adjoint(rhs) if adjoint_arg else rhs
         if self._can_use_cholesky():
-            return tf.linalg.cholesky_solve(tf.linalg.cholesky(self.to_dense()), rhs)
+            return linalg_solvers.cholesky_solve(linalg_factorizations.cholesky(self.to_dense()), rhs)
         return matrix_solve_with_broadcast(self.to_dense(), rhs, adjoint=adjoint)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
@@ -634,8 +647,8 @@ class LinearOperator(metaclass=abc.ABCMeta):
                                          **_product_hints(left_operator, right_operator))
 
     def _solvevec(self, rhs, adjoint=False):
-        solution = self.solve(tf.expand_dims(rhs, axis=-1), adjoint=adjoint)
-        return tf.squeeze(solution, axis=-1)
+        solution = self.solve(shape_ops.expand_dims(rhs, axis=-1), adjoint=adjoint)
+        return shape_ops.squeeze(solution, axis=-1)
 
     def solvevec(self, rhs, adjoint=False, name="solve"):
         """Solves ``A x = rhs`` for a [batch] vector x."""
@@ -677,7 +690,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
             return self._linop_cholesky()
 
     def _linop_cholesky(self):
-        return LinearOperatorLowerTriangular(tf.linalg.cholesky(self.to_dense()), is_non_singular=True,
+        return LinearOperatorLowerTriangular(linalg_factorizations.cholesky(self.to_dense()), is_non_singular=True,
                                              is_self_adjoint=False, is_square=True)
 
     # -- dense views -----------------------------------------------------------------------------------------------
@@ -687,7 +700,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
         n = dimension_value(self.domain_dimension)
         if n is None:
             n = self.domain_dimension_tensor()
-        eye = tf.eye(num_rows=n, batch_shape=batch_shape, dtype=self.dtype)
+        eye = diag_ops.eye(num_rows=n, batch_shape=batch_shape, dtype=self.dtype)
         return self.matmul(eye)
 
     def to_dense(self, name="to_dense"):
@@ -696,7 +709,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
             return self._to_dense()
 
     def _diag_part(self):
-        return tf.linalg.diag_part(self.to_dense())
+        return diag_ops.matrix_diag_part(self.to_dense())
 
     def diag_part(self, name="diag_part"):
         """The [batch] diagonal of the matrix."""
@@ -704,7 +717,7 @@ class LinearOperator(metaclass=abc.ABCMeta):
             return self._diag_part()
 
     def _trace(self):
-        return tf.reduce_sum(self.diag_part(), axis=-1)
+        return reduction_ops.reduce_sum(self.diag_part(), axis=-1)
 
     def trace(self, name="trace"):
         """The trace of every batch member."""
@@ -717,12 +730,12 @@ class LinearOperator(metaclass=abc.ABCMeta):
     def add_to_tensor(self, x, name="add_to_tensor"):
         """The dense matrix plus ``x``."""
         with self._name_scope(name):
-            x = tf.convert_to_tensor(x, name="x")
+            x = convert_to_tensor(x, name="x")
             self._check_input_dtype(x)
             return self._add_to_tensor(x)
 
     def _eigvals(self):
-        return tf.linalg.eigvalsh(self.to_dense())
+        return linalg_factorizations.self_adjoint_eigvals(self.to_dense())
 
     def eigvals(self, name="eigvals"):
         """The eigenvalues (self-adjoint operators only; NotImplementedError otherwise)."""
@@ -733,10 +746,10 @@ class LinearOperator(metaclass=abc.ABCMeta):
 
     def _cond(self):
         if not self.is_self_adjoint:
-            vals = tf.linalg.svd(self.to_dense(), compute_uv=False)
+            vals = linalg_factorizations.svd(self.to_dense(), compute_uv=False)
         else:
-            vals = tf.abs(self._eigvals())
-        return tf.reduce_max(vals, axis=-1) / tf.reduce_min(vals, axis=-1)
+            vals = unary_math_ops.abs(self._eigvals())
+        return reduction_ops.reduce_max(vals, axis=-1) / reduction_ops.reduce_min(vals, axis=-1)
 
     def cond(self, name="cond"):
         """The condition number (largest over smallest singular value)."""
@@ -769,7 +782,7 @@ class LinearOperatorFullMatrix(LinearOperator):
                  is_square=None, name="LinearOperatorFullMatrix"):
         parameters = dict(matrix=matrix, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                           is_positive_definite=is_positive_definite, is_square=is_square, name=name)
-        with tf.name_scope(name, values=[matrix]):
+        with name_scope(name, values=[matrix]):
             self._matrix = convert_nonref_to_tensor(matrix, name="matrix")
             self._check_matrix(self._matrix)
             super().__init__(dtype=self._matrix.dtype, is_non_singular=is_non_singular,
@@ -793,16 +806,16 @@ class LinearOperatorFullMatrix(LinearOperator):
         return self._matrix.shape
 
     def _shape_tensor(self):
-        return tf.shape(self._matrix)
+        return shape_ops.shape(self._matrix)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        return tf.matmul(self._matrix, x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+        return linalg_ops.matmul(self._matrix, x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self._dense_solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _to_dense(self):
-        return tf.convert_to_tensor(self._matrix)
+        return convert_to_tensor(self._matrix)
 
 
 @tf_export("linalg.LinearOperatorDiag")
@@ -813,7 +826,7 @@ class LinearOperatorDiag(LinearOperator):
                  is_square=None, name="LinearOperatorDiag"):
         parameters = dict(diag=diag, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                           is_positive_definite=is_positive_definite, is_square=is_square, name=name)
-        with tf.name_scope(name, values=[diag]):
+        with name_scope(name, values=[diag]):
             self._diag = convert_nonref_to_tensor(diag, name="diag")
             self._check_diag(self._diag)
             if not self._diag.dtype.is_complex:
@@ -876,7 +889,7 @@ class LinearOperatorDiag(LinearOperator):
                        "thus was not positive definite.")
         else:
             message = "Real diagonal operator had non-positive diagonal entries, thus was not positive definite."
-        return tf.debugging.assert_positive(tf.math.real(self._diag), message=message)
+        return check_ops.assert_positive(math_extra_ops.real(self._diag), message=message)
 
     def _assert_self_adjoint(self):
         return assert_zero_imag_part(
@@ -884,51 +897,51 @@ class LinearOperatorDiag(LinearOperator):
                                 "self-adjoint.")
 
     def _linop_adjoint(self):
-        diag = tf.math.conj(self.diag) if self.diag.dtype.is_complex else self.diag
+        diag = unary_math_ops.conj(self.diag) if self.diag.dtype.is_complex else self.diag
         return LinearOperatorDiag(diag=diag, **self._own_hints())
 
     def _linop_cholesky(self):
-        return LinearOperatorDiag(tf.sqrt(self.diag), is_non_singular=True, is_self_adjoint=True,
+        return LinearOperatorDiag(unary_math_ops.sqrt(self.diag), is_non_singular=True, is_self_adjoint=True,
                                   is_positive_definite=True, is_square=True)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        diag_term = tf.math.conj(self._diag) if adjoint else self._diag
+        diag_term = unary_math_ops.conj(self._diag) if adjoint else self._diag
         x = _adjoint(x) if adjoint_arg else x
-        return tf.expand_dims(diag_term, -1) * x
+        return shape_ops.expand_dims(diag_term, -1) * x
 
     def _matvec(self, x, adjoint=False):
-        diag_term = tf.math.conj(self._diag) if adjoint else self._diag
+        diag_term = unary_math_ops.conj(self._diag) if adjoint else self._diag
         return diag_term * x
 
     def _determinant(self):
-        return tf.reduce_prod(self._diag, axis=[-1])
+        return reduction_ops.reduce_prod(self._diag, axis=[-1])
 
     def _log_abs_determinant(self):
-        log_det = tf.reduce_sum(tf.math.log(tf.abs(self._diag)), axis=[-1])
+        log_det = reduction_ops.reduce_sum(unary_math_ops.log(unary_math_ops.abs(self._diag)), axis=[-1])
         if self.dtype.is_complex:
-            log_det = tf.cast(log_det, dtype=self.dtype)
+            log_det = math_ops.cast(log_det, dtype=self.dtype)
         return log_det
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
-        diag_term = tf.math.conj(self._diag) if adjoint else self._diag
+        diag_term = unary_math_ops.conj(self._diag) if adjoint else self._diag
         rhs = _adjoint(rhs) if adjoint_arg else rhs
-        return rhs * tf.expand_dims(1. / diag_term, -1)
+        return rhs * shape_ops.expand_dims(1. / diag_term, -1)
 
     def _to_dense(self):
-        return tf.linalg.diag(self._diag)
+        return diag_ops.matrix_diag(self._diag)
 
     def _diag_part(self):
         return self.diag
 
     def _add_to_tensor(self, x):
-        return tf.linalg.set_diag(x, self._diag + tf.linalg.diag_part(x))
+        return diag_ops.matrix_set_diag(x, self._diag + diag_ops.matrix_diag_part(x))
 
     def _eigvals(self):
-        return tf.convert_to_tensor(self.diag)
+        return convert_to_tensor(self.diag)
 
     def _cond(self):
-        abs_diag = tf.abs(self.diag)
-        return tf.reduce_max(abs_diag, axis=-1) / tf.reduce_min(abs_diag, axis=-1)
+        abs_diag = unary_math_ops.abs(self.diag)
+        return reduction_ops.reduce_max(abs_diag, axis=-1) / reduction_ops.reduce_min(abs_diag, axis=-1)
 
 
 @tf_export("linalg.LinearOperatorLowerTriangular")
@@ -941,7 +954,7 @@ class LinearOperatorLowerTriangular(LinearOperator):
                           is_positive_definite=is_positive_definite, is_square=is_square, name=name)
         if is_square is False:
             raise ValueError("Only square lower triangular operators supported at this time.")
-        with tf.name_scope(name, values=[tril]):
+        with name_scope(name, values=[tril]):
             self._tril = convert_nonref_to_tensor(tril, name="tril")
             if self._tril.shape.ndims is not None and self._tril.shape.ndims < 2:
                 raise ValueError(f"Argument tril must have at least 2 dimensions.  Found: {self._tril}")
@@ -955,23 +968,23 @@ class LinearOperatorLowerTriangular(LinearOperator):
         return self._tril
 
     def _get_tril(self):
-        return tf.linalg.band_part(self._tril, -1, 0)
+        return linalg_ops.matrix_band_part(self._tril, -1, 0)
 
     def _get_diag(self):
-        return tf.linalg.diag_part(self._tril)
+        return diag_ops.matrix_diag_part(self._tril)
 
     def _shape(self):
         return self._tril.shape
 
     def _shape_tensor(self):
-        return tf.shape(self._tril)
+        return shape_ops.shape(self._tril)
 
     def _assert_non_singular(self):
         return assert_no_entries_with_modulus_zero(self._get_diag(),
                                                    message="Singular operator:  Diagonal contained zero values.")
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        return tf.matmul(self._get_tril(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+        return linalg_ops.matmul(self._get_tril(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
 
     def _linop_matmul(self, left_operator, right_operator):
         if hasattr(right_operator, "_check_diag"):
@@ -981,14 +994,14 @@ class LinearOperatorLowerTriangular(LinearOperator):
         return super()._linop_matmul(left_operator, right_operator)
 
     def _determinant(self):
-        return tf.reduce_prod(self._get_diag(), axis=[-1])
+        return reduction_ops.reduce_prod(self._get_diag(), axis=[-1])
 
     def _log_abs_determinant(self):
-        return tf.reduce_sum(tf.math.log(tf.abs(self._get_diag())), axis=[-1])
+        return reduction_ops.reduce_sum(unary_math_ops.log(unary_math_ops.abs(self._get_diag())), axis=[-1])
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         rhs = _adjoint(rhs) if adjoint_arg else rhs
-        return tf.linalg.triangular_solve(self._get_tril(), rhs, lower=True, adjoint=adjoint)
+        return linalg_solvers.matrix_triangular_solve(self._get_tril(), rhs, lower=True, adjoint=adjoint)
 
     def _to_dense(self):
         return self._get_tril()
@@ -1024,7 +1037,7 @@ class _WrapperMixin:
         self._operator = operator
         hints = _combine_hints(operator, relation, **hints)
         name = default_name if name is None else name
-        with tf.name_scope(name):
+        with name_scope(name):
             super().__init__(dtype=operator.dtype, parameters=parameters, name=name, **hints)
 
     def _assert_non_singular(self):
@@ -1068,7 +1081,7 @@ class LinearOperatorAdjoint(_WrapperMixin, LinearOperator):
 
     def _shape_tensor(self):
         shape = self.operator.shape_tensor()
-        return tf.concat([shape[:-2], [shape[-1], shape[-2]]], axis=-1)
+        return array_ops.concat([shape[:-2], [shape[-1], shape[-2]]], axis=-1)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         return self.operator.matmul(x, adjoint=not adjoint, adjoint_arg=adjoint_arg)
@@ -1079,7 +1092,7 @@ class LinearOperatorAdjoint(_WrapperMixin, LinearOperator):
     def _determinant(self):
         if self.is_self_adjoint:
             return self.operator.determinant()
-        return tf.math.conj(self.operator.determinant())
+        return unary_math_ops.conj(self.operator.determinant())
 
     def _log_abs_determinant(self):
         return self.operator.log_abs_determinant()
@@ -1087,7 +1100,7 @@ class LinearOperatorAdjoint(_WrapperMixin, LinearOperator):
     def _trace(self):
         if self.is_self_adjoint:
             return self.operator.trace()
-        return tf.math.conj(self.operator.trace())
+        return unary_math_ops.conj(self.operator.trace())
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self.operator.solve(rhs, adjoint=not adjoint, adjoint_arg=adjoint_arg)
@@ -1103,7 +1116,7 @@ class LinearOperatorAdjoint(_WrapperMixin, LinearOperator):
     def _eigvals(self):
         eigvals = self.operator.eigvals()
         if not self.operator.is_self_adjoint:
-            eigvals = tf.math.conj(eigvals)
+            eigvals = unary_math_ops.conj(eigvals)
         return eigvals
 
 
@@ -1164,15 +1177,15 @@ class LinearOperatorInversion(_WrapperMixin, LinearOperator):
 def _broadcast_batch_shapes(operators) -> TensorShape:
     batch_shape = operators[0].batch_shape
     for operator in operators[1:]:
-        batch_shape = tf.broadcast_static_shape(batch_shape, operator.batch_shape)
+        batch_shape = shape_utils.broadcast_static_shape(batch_shape, operator.batch_shape)
     return batch_shape
 
 
 def _broadcast_batch_shape_tensors(operators):
-    zeros = tf.zeros(shape=operators[0].batch_shape_tensor())
+    zeros = creation_ops.zeros(shape=operators[0].batch_shape_tensor())
     for operator in operators[1:]:
-        zeros += tf.zeros(shape=operator.batch_shape_tensor())
-    return tf.shape(zeros)
+        zeros += creation_ops.zeros(shape=operator.batch_shape_tensor())
+    return shape_ops.shape(zeros)
 
 
 def _check_iterable(values):
@@ -1219,7 +1232,7 @@ class LinearOperatorComposition(LinearOperator):
                 "hence it must be positive-definite. The user provided an incorrect `False` hint.")
         if name is None:
             name = "_o_".join(operator.name for operator in operators)
-        with tf.name_scope(name):
+        with name_scope(name):
             super().__init__(dtype=operators[0].dtype, is_non_singular=is_non_singular,
                              is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
@@ -1238,19 +1251,19 @@ class LinearOperatorComposition(LinearOperator):
         return _broadcast_batch_shapes(self.operators).concatenate(matrix_shape)
 
     def _shape_tensor(self):
-        matrix_shape = tf.stack([self.operators[0].range_dimension_tensor(),
-                                 self.operators[-1].domain_dimension_tensor()])
-        return tf.concat((_broadcast_batch_shape_tensors(self.operators), matrix_shape), 0)
+        matrix_shape = array_ops.stack([self.operators[0].range_dimension_tensor(),
+                                        self.operators[-1].domain_dimension_tensor()])
+        return array_ops.concat((_broadcast_batch_shape_tensors(self.operators), matrix_shape), 0)
 
     def _linop_cholesky(self):
         left = self.operators[0]
         if not (len(self.operators) == 2 and is_aat_form(self.operators)
                 and isinstance(left, LinearOperatorLowerTriangular)):
-            return LinearOperatorLowerTriangular(tf.linalg.cholesky(self.to_dense()), is_non_singular=True,
+            return LinearOperatorLowerTriangular(linalg_factorizations.cholesky(self.to_dense()), is_non_singular=True,
                                                  is_self_adjoint=False, is_square=True)
         if left.is_positive_definite:
             return left
-        diag_sign = tf.expand_dims(tf.sign(left.diag_part()), axis=-2)
+        diag_sign = shape_ops.expand_dims(unary_math_ops.sign(left.diag_part()), axis=-2)
         return LinearOperatorLowerTriangular(tril=left.tril / diag_sign, is_non_singular=left.is_non_singular,
                                              is_self_adjoint=left.is_self_adjoint,
                                              is_positive_definite=True if left.is_positive_definite else None,
@@ -1278,7 +1291,7 @@ class LinearOperatorComposition(LinearOperator):
 
     def _assert_non_singular(self):
         if all(operator.is_square for operator in self.operators):
-            return tf.group([operator.assert_non_singular() for operator in self.operators])
+            return control_flow_ops.group([operator.assert_non_singular() for operator in self.operators])
         return super()._assert_non_singular()
 
 

@@ -10,10 +10,23 @@ from __future__ import annotations
 
 import numpy as np
 
-import dflow as tf  # the public ops the operators are built from
 from dflow._api import tf_export
 from dflow.framework import dtypes as _dtypes
+from dflow.framework.constant_op import convert_to_tensor
+from dflow.framework.dtypes import as_dtype
+from dflow.framework.graph import name_scope
 from dflow.framework.tensor_shape import TensorShape, dimension_value
+from dflow.ops.array import (
+    array_ops,
+    creation_ops,
+    gather_ops,
+    partition_ops,
+    shape_ops,
+    shape_utils,
+    slicing_ops,
+    tiling_ops,
+)
+from dflow.ops.debugging import check_ops
 from dflow.ops.linalg.linear_operator import (
     LinearOperator,
     _adjoint,
@@ -26,6 +39,8 @@ from dflow.ops.linalg.linear_operator import (
     broadcast_matrix_batch_dims,
     convert_nonref_to_tensor,
 )
+from dflow.ops.math import math_extra_ops, math_ops, reduction_ops, unary_math_ops
+from dflow.ops.signal import fft_ops
 
 __all__ = [
     "LinearOperatorCirculant", "LinearOperatorCirculant2D", "LinearOperatorCirculant3D", "LinearOperatorToeplitz",
@@ -35,15 +50,15 @@ __all__ = [
 def _to_complex(x):
     if x.dtype.is_complex:
         return x
-    return tf.cast(x, tf.complex128 if x.dtype == tf.float64 else tf.complex64)
+    return math_ops.cast(x, _dtypes.complex128 if x.dtype == _dtypes.float64 else _dtypes.complex64)
 
 
 def _rotate_transpose(x, shift):
     """Circularly moves the dimensions of ``x`` right by ``shift`` (``np.roll`` of the axes)."""
     ndims = x.shape.ndims
     if ndims is not None:
-        return tf.transpose(x, np.roll(np.arange(ndims), shift))
-    return tf.transpose(x, tf.roll(tf.range(tf.rank(x)), shift, axis=0))
+        return shape_ops.transpose(x, np.roll(np.arange(ndims), shift))
+    return shape_ops.transpose(x, partition_ops.roll(creation_ops.range(shape_ops.rank(x)), shift, axis=0))
 
 
 _FFT = {1: "fft", 2: "fft2d", 3: "fft3d"}
@@ -65,7 +80,7 @@ class _BaseLinearOperatorCirculant(LinearOperator):
             parameters = dict(spectrum=spectrum, block_depth=block_depth, input_output_dtype=input_output_dtype,
                               is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                               is_positive_definite=is_positive_definite, is_square=is_square, name=name)
-        with tf.name_scope(name, values=[spectrum]):
+        with name_scope(name, values=[spectrum]):
             self._spectrum = convert_nonref_to_tensor(spectrum, name="spectrum")
             ndims = self._spectrum.shape.ndims
             if ndims is not None and ndims < block_depth:
@@ -79,7 +94,7 @@ class _BaseLinearOperatorCirculant(LinearOperator):
             if is_square is False:
                 raise ValueError("A [[nested] block] circulant operator is always square. Expected argument "
                                  f"`is_square` to be True. Received: {is_square}.")
-            super().__init__(dtype=tf.as_dtype(input_output_dtype), is_non_singular=is_non_singular,
+            super().__init__(dtype=as_dtype(input_output_dtype), is_non_singular=is_non_singular,
                              is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
                              is_square=True, parameters=parameters, name=name)
 
@@ -105,7 +120,7 @@ class _BaseLinearOperatorCirculant(LinearOperator):
     def _block_shape_tensor(self, spectrum_shape=None):
         if self.block_shape.is_fully_defined():
             return _shape_tensor(self.block_shape.as_list(), name="block_shape")
-        spectrum_shape = tf.shape(self.spectrum) if spectrum_shape is None else spectrum_shape
+        spectrum_shape = shape_ops.shape(self.spectrum) if spectrum_shape is None else spectrum_shape
         return spectrum_shape[-self.block_depth:]
 
     def _same_kind(self, spectrum, **kwargs):
@@ -115,7 +130,7 @@ class _BaseLinearOperatorCirculant(LinearOperator):
         return cls(spectrum=spectrum, **kwargs)
 
     def _linop_adjoint(self):
-        spectrum = tf.math.conj(self.spectrum) if self.spectrum.dtype.is_complex else self.spectrum
+        spectrum = unary_math_ops.conj(self.spectrum) if self.spectrum.dtype.is_complex else self.spectrum
         return self._same_kind(spectrum, **self._own_hints())
 
     def _linop_inverse(self):
@@ -148,31 +163,32 @@ class _BaseLinearOperatorCirculant(LinearOperator):
         if vec.shape.is_fully_defined() and self.block_shape.is_fully_defined():
             final_shape = vec.shape[:-1].concatenate(self.block_shape)
         else:
-            final_shape = tf.concat((tf.shape(vec)[:-1], self.block_shape_tensor()), 0)
-        return tf.reshape(vec, final_shape)
+            final_shape = array_ops.concat((shape_ops.shape(vec)[:-1], self.block_shape_tensor()), 0)
+        return shape_ops.reshape(vec, final_shape)
 
     def _unblockify(self, x):
         if x.shape.is_fully_defined():
             x_shape = x.shape.as_list()
             flat_shape = x_shape[:-self.block_depth] + [int(np.prod(x_shape[-self.block_depth:]))]
         else:
-            x_shape = tf.shape(x)
-            flat_shape = tf.concat((x_shape[:-self.block_depth], [tf.reduce_prod(x_shape[-self.block_depth:])]), 0)
-        return tf.reshape(x, flat_shape)
+            x_shape = shape_ops.shape(x)
+            flat_shape = array_ops.concat(
+                (x_shape[:-self.block_depth], [reduction_ops.reduce_prod(x_shape[-self.block_depth:])]), 0)
+        return shape_ops.reshape(x, flat_shape)
 
     def _unblockify_then_matricize(self, vec):
         return _rotate_transpose(self._unblockify(vec), shift=-1)
 
     def _fft(self, x):
-        return getattr(tf.signal, _FFT[self.block_depth])(_to_complex(x))
+        return getattr(fft_ops, _FFT[self.block_depth])(_to_complex(x))
 
     def _ifft(self, x):
-        return getattr(tf.signal, _IFFT[self.block_depth])(_to_complex(x))
+        return getattr(fft_ops, _IFFT[self.block_depth])(_to_complex(x))
 
     def convolution_kernel(self, name="convolution_kernel"):
         """The convolution kernel: the inverse DFT of the spectrum, cast to the operator's dtype."""
         with self._name_scope(name):
-            return tf.cast(self._ifft(_to_complex(self.spectrum)), self.dtype)
+            return math_ops.cast(self._ifft(_to_complex(self.spectrum)), self.dtype)
 
     def _shape(self):
         s_shape = self._spectrum.shape
@@ -184,77 +200,80 @@ class _BaseLinearOperatorCirculant(LinearOperator):
 
     def _shape_tensor(self, spectrum=None):
         spectrum = self.spectrum if spectrum is None else spectrum
-        s_shape = tf.shape(spectrum)
-        n = tf.reduce_prod(s_shape[-self.block_depth:])
-        return tf.concat((s_shape[:-self.block_depth], tf.stack([n, n])), 0)
+        s_shape = shape_ops.shape(spectrum)
+        n = reduction_ops.reduce_prod(s_shape[-self.block_depth:])
+        return array_ops.concat((s_shape[:-self.block_depth], array_ops.stack([n, n])), 0)
 
     def assert_hermitian_spectrum(self, name="assert_hermitian_spectrum"):
         """An op that fails when the spectrum is not Hermitian (the kernel is not real)."""
         eps = np.finfo(self.dtype.real_dtype.as_numpy_dtype).eps
         with self._name_scope(name):
-            max_err = eps * tf.cast(self.domain_dimension_tensor(), self.dtype.real_dtype)
-            imag_kernel = tf.math.imag(self.convolution_kernel())
-            return tf.debugging.assert_less(tf.abs(imag_kernel), max_err, message="Spectrum was not Hermitian")
+            max_err = eps * math_ops.cast(self.domain_dimension_tensor(), self.dtype.real_dtype)
+            imag_kernel = math_extra_ops.imag(self.convolution_kernel())
+            return check_ops.assert_less(unary_math_ops.abs(imag_kernel), max_err, message="Spectrum was not Hermitian")
 
     def _assert_non_singular(self):
         return assert_no_entries_with_modulus_zero(self.spectrum,
                                                    message="Singular operator:  Spectrum contained zero values.")
 
     def _assert_positive_definite(self):
-        return tf.debugging.assert_positive(
-            tf.math.real(self.spectrum), message="Not positive definite:  Real part of spectrum was not all positive.")
+        return check_ops.assert_positive(
+            math_extra_ops.real(self.spectrum),
+            message="Not positive definite:  Real part of spectrum was not all positive.")
 
     def _assert_self_adjoint(self):
         return assert_zero_imag_part(self.spectrum,
                                      message="Not self-adjoint:  The spectrum contained non-zero imaginary part.")
 
     def _broadcast_batch_dims(self, x, spectrum):
-        spectrum = tf.convert_to_tensor(spectrum, name="spectrum")
+        spectrum = convert_to_tensor(spectrum, name="spectrum")
         batch_shape = self._batch_shape_tensor(shape=self._shape_tensor(spectrum=spectrum))
-        spec_mat = tf.reshape(spectrum, tf.concat((batch_shape, [-1, 1]), axis=0))
+        spec_mat = shape_ops.reshape(spectrum, array_ops.concat((batch_shape, [-1, 1]), axis=0))
         x, spec_mat = broadcast_matrix_batch_dims((x, spec_mat))
-        x_batch_shape = tf.shape(x)[:-2]
-        spectrum = tf.reshape(spec_mat, tf.concat(
-            (x_batch_shape, self._block_shape_tensor(spectrum_shape=tf.shape(spectrum))), axis=0))
+        x_batch_shape = shape_ops.shape(x)[:-2]
+        spectrum = shape_ops.reshape(spec_mat, array_ops.concat(
+            (x_batch_shape, self._block_shape_tensor(spectrum_shape=shape_ops.shape(spectrum))), axis=0))
         return x, spectrum
 
     def _cond(self):
-        abs_singular_values = tf.abs(self._unblockify(self.spectrum))
-        return tf.reduce_max(abs_singular_values, axis=-1) / tf.reduce_min(abs_singular_values, axis=-1)
+        abs_singular_values = unary_math_ops.abs(self._unblockify(self.spectrum))
+        return (reduction_ops.reduce_max(abs_singular_values, axis=-1)
+                / reduction_ops.reduce_min(abs_singular_values, axis=-1))
 
     def _eigvals(self):
-        return tf.convert_to_tensor(self._unblockify(self.spectrum))
+        return convert_to_tensor(self._unblockify(self.spectrum))
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint(x) if adjoint_arg else x
         spectrum = _to_complex(self.spectrum)
         if adjoint:
-            spectrum = tf.math.conj(spectrum)
-        x = tf.cast(x, spectrum.dtype)
+            spectrum = unary_math_ops.conj(spectrum)
+        x = math_ops.cast(x, spectrum.dtype)
         x, spectrum = self._broadcast_batch_dims(x, spectrum)
         fft_x_vb = self._fft(self._vectorize_then_blockify(x))
         y = self._unblockify_then_matricize(self._ifft(spectrum * fft_x_vb))
-        return tf.cast(y, self.dtype)
+        return math_ops.cast(y, self.dtype)
 
     def _spectrum_axes(self):
         return [-(i + 1) for i in range(self.block_depth)]
 
     def _determinant(self):
-        return tf.cast(tf.reduce_prod(self.spectrum, axis=self._spectrum_axes()), self.dtype)
+        return math_ops.cast(reduction_ops.reduce_prod(self.spectrum, axis=self._spectrum_axes()), self.dtype)
 
     def _log_abs_determinant(self):
-        lad = tf.reduce_sum(tf.math.log(tf.abs(self.spectrum)), axis=self._spectrum_axes())
-        return tf.cast(lad, self.dtype)
+        lad = reduction_ops.reduce_sum(unary_math_ops.log(unary_math_ops.abs(self.spectrum)),
+                                       axis=self._spectrum_axes())
+        return math_ops.cast(lad, self.dtype)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         rhs = _adjoint(rhs) if adjoint_arg else rhs
         spectrum = _to_complex(self.spectrum)
         if adjoint:
-            spectrum = tf.math.conj(spectrum)
+            spectrum = unary_math_ops.conj(spectrum)
         rhs, spectrum = self._broadcast_batch_dims(rhs, spectrum)
         fft_rhs_vb = self._fft(self._vectorize_then_blockify(rhs))
         x = self._unblockify_then_matricize(self._ifft(fft_rhs_vb / spectrum))
-        return tf.cast(x, self.dtype)
+        return math_ops.cast(x, self.dtype)
 
     def _diag_part(self):
         if self.shape.is_fully_defined():
@@ -263,25 +282,25 @@ class _BaseLinearOperatorCirculant(LinearOperator):
         else:
             diag_shape = self.shape_tensor()[:-1]
             diag_size = self.domain_dimension_tensor()
-        ones_diag = tf.ones(diag_shape, dtype=self.dtype)
-        diag_value = self.trace() / tf.cast(diag_size, self.dtype)
-        return diag_value[..., tf.newaxis] * ones_diag
+        ones_diag = creation_ops.ones(diag_shape, dtype=self.dtype)
+        diag_value = self.trace() / math_ops.cast(diag_size, self.dtype)
+        return diag_value[..., None] * ones_diag
 
     def _trace(self):
         if self.spectrum.shape.is_fully_defined():
             spec_rank = self.spectrum.shape.ndims
             axis = np.arange(spec_rank - self.block_depth, spec_rank, dtype=np.int32)
         else:
-            spec_rank = tf.rank(self.spectrum)
-            axis = tf.range(spec_rank - self.block_depth, spec_rank)
-        re_d_value = tf.reduce_sum(tf.math.real(self.spectrum), axis=axis)
+            spec_rank = shape_ops.rank(self.spectrum)
+            axis = creation_ops.range(spec_rank - self.block_depth, spec_rank)
+        re_d_value = reduction_ops.reduce_sum(math_extra_ops.real(self.spectrum), axis=axis)
         if not self.dtype.is_complex:
-            return tf.cast(re_d_value, self.dtype)
+            return math_ops.cast(re_d_value, self.dtype)
         if self.is_self_adjoint:
-            im_d_value = tf.zeros_like(re_d_value)
+            im_d_value = creation_ops.zeros_like(re_d_value)
         else:
-            im_d_value = tf.reduce_sum(tf.math.imag(self.spectrum), axis=axis)
-        return tf.cast(tf.complex(re_d_value, im_d_value), self.dtype)
+            im_d_value = reduction_ops.reduce_sum(math_extra_ops.imag(self.spectrum), axis=axis)
+        return math_ops.cast(math_extra_ops.complex(re_d_value, im_d_value), self.dtype)
 
 
 def _circulant_class(block_depth: int, export: str, doc: str):
@@ -320,7 +339,7 @@ class LinearOperatorToeplitz(LinearOperator):
                  is_square=None, name="LinearOperatorToeplitz"):
         parameters = dict(col=col, row=row, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                           is_positive_definite=is_positive_definite, is_square=is_square, name=name)
-        with tf.name_scope(name, values=[row, col]):
+        with name_scope(name, values=[row, col]):
             self._row = convert_nonref_to_tensor(row, name="row")
             self._col = convert_nonref_to_tensor(col, name="col")
             self._check_row_col(self._row, self._col)
@@ -349,44 +368,45 @@ class LinearOperatorToeplitz(LinearOperator):
         return self._row
 
     def _shape(self):
-        v_shape = tf.broadcast_static_shape(self.row.shape, self.col.shape)
+        v_shape = shape_utils.broadcast_static_shape(self.row.shape, self.col.shape)
         return v_shape.concatenate(v_shape[-1:])
 
     def _shape_tensor(self, row=None, col=None):
         row = self.row if row is None else row
         col = self.col if col is None else col
-        v_shape = tf.broadcast_dynamic_shape(tf.shape(row), tf.shape(col))
-        return tf.concat((v_shape, [v_shape[-1]]), 0)
+        v_shape = shape_utils.broadcast_dynamic_shape(shape_ops.shape(row), shape_ops.shape(col))
+        return array_ops.concat((v_shape, [v_shape[-1]]), 0)
 
     def _assert_self_adjoint(self):
-        return tf.debugging.assert_equal(self.row, self.col,
-                                         message="row and col are not the same, and so this operator is not "
+        return check_ops.assert_equal(self.row, self.col,
+                                      message="row and col are not the same, and so this operator is not "
                                                  "self-adjoint.")
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint(x) if adjoint_arg else x
-        expanded_x = tf.concat([x, tf.zeros_like(x)], axis=-2)
-        col = tf.convert_to_tensor(self.col)
-        row = tf.convert_to_tensor(self.row)
-        circulant_col = tf.concat([col, tf.zeros_like(col[..., 0:1]), tf.reverse(row[..., 1:], axis=[-1])], axis=-1)
-        circulant = LinearOperatorCirculant(tf.signal.fft(_to_complex(circulant_col)), input_output_dtype=row.dtype)
+        expanded_x = array_ops.concat([x, creation_ops.zeros_like(x)], axis=-2)
+        col = convert_to_tensor(self.col)
+        row = convert_to_tensor(self.row)
+        circulant_col = array_ops.concat(
+            [col, creation_ops.zeros_like(col[..., 0:1]), slicing_ops.reverse(row[..., 1:], axis=[-1])], axis=-1)
+        circulant = LinearOperatorCirculant(fft_ops.fft(_to_complex(circulant_col)), input_output_dtype=row.dtype)
         result = circulant.matmul(expanded_x, adjoint=adjoint, adjoint_arg=False)
         shape = self._shape_tensor(row=row, col=col)
-        return tf.cast(result[..., :self._domain_dimension_tensor(shape=shape), :], self.dtype)
+        return math_ops.cast(result[..., :self._domain_dimension_tensor(shape=shape), :], self.dtype)
 
     def _trace(self):
-        return tf.cast(self.domain_dimension_tensor(), dtype=self.dtype) * self.col[..., 0]
+        return math_ops.cast(self.domain_dimension_tensor(), dtype=self.dtype) * self.col[..., 0]
 
     def _diag_part(self):
-        return self.col[..., 0:1] * tf.ones([self.domain_dimension_tensor()], self.dtype)
+        return self.col[..., 0:1] * creation_ops.ones([self.domain_dimension_tensor()], self.dtype)
 
     def _to_dense(self):
-        row = tf.convert_to_tensor(self.row)
-        col = tf.convert_to_tensor(self.col)
-        total_shape = tf.broadcast_dynamic_shape(tf.shape(row), tf.shape(col))
-        n = tf.shape(row)[-1]
-        row = tf.broadcast_to(row, total_shape)
-        col = tf.broadcast_to(col, total_shape)
-        elements = tf.concat([tf.reverse(col, axis=[-1]), row[..., 1:]], axis=-1)
-        indices = tf.math.floormod(tf.range(0, n) + tf.range(n - 1, -1, -1)[..., tf.newaxis], 2 * n - 1)
-        return tf.gather(elements, indices, axis=-1)
+        row = convert_to_tensor(self.row)
+        col = convert_to_tensor(self.col)
+        total_shape = shape_utils.broadcast_dynamic_shape(shape_ops.shape(row), shape_ops.shape(col))
+        n = shape_ops.shape(row)[-1]
+        row = tiling_ops.broadcast_to(row, total_shape)
+        col = tiling_ops.broadcast_to(col, total_shape)
+        elements = array_ops.concat([slicing_ops.reverse(col, axis=[-1]), row[..., 1:]], axis=-1)
+        indices = math_ops.floormod(creation_ops.range(0, n) + creation_ops.range(n - 1, -1, -1)[..., None], 2 * n - 1)
+        return gather_ops.gather(elements, indices, axis=-1)

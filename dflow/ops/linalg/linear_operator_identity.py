@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-import dflow as tf  # the public ops the operators are built from
 from dflow._api import tf_export
-from dflow.framework import errors
+from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
+from dflow.framework.dtypes import as_dtype
+from dflow.framework.graph import control_dependencies, name_scope
 from dflow.framework.tensor_shape import TensorShape, dimension_value
+from dflow.ops.array import array_ops, creation_ops, select_ops, shape_ops, shape_utils
+from dflow.ops.control_flow import control_flow_ops
+from dflow.ops.debugging import check_ops
+from dflow.ops.linalg import diag_ops
 from dflow.ops.linalg.linear_operator import (
     LinearOperator,
     LinearOperatorDiag,
@@ -25,6 +31,7 @@ from dflow.ops.linalg.linear_operator import (
     _static_value,
     convert_nonref_to_tensor,
 )
+from dflow.ops.math import math_extra_ops, math_ops, reduction_ops, unary_math_ops
 
 __all__ = ["LinearOperatorIdentity", "LinearOperatorScaledIdentity", "LinearOperatorZeros"]
 
@@ -33,10 +40,10 @@ def _check_dim_arg(tensor, static, arg: str, rank: int, assert_proper_shapes: bo
     """TF's static checks (and, with ``assert_proper_shapes``, run-time asserts) of ``num_rows``/``batch_shape``."""
     what = "0-D" if rank == 0 else "1-D"
     if assert_proper_shapes:
-        with tf.control_dependencies([
-                tf.debugging.assert_rank(tensor, rank, message=f"Argument {arg} must be a {what} Tensor."),
-                tf.debugging.assert_non_negative(tensor, message=f"Argument {arg} must be non-negative.")]):
-            tensor = tf.identity(tensor)
+        with control_dependencies([
+                check_ops.assert_rank(tensor, rank, message=f"Argument {arg} must be a {what} Tensor."),
+                check_ops.assert_non_negative(tensor, message=f"Argument {arg} must be non-negative.")]):
+            tensor = control_flow_ops.identity(tensor)
     if not tensor.dtype.is_integer:
         raise TypeError(f"Argument {arg} must be integer type.  Found: {tensor}")
     if static is None:
@@ -71,22 +78,22 @@ class _ShapeArgsMixin:
 
     def _with_batch_shape_tensor(self, num_rows, num_columns):
         """The shape as a Tensor: the batch shape (where one was given) then ``[num_rows, num_columns]``."""
-        matrix_shape = tf.stack((num_rows, num_columns), axis=0)
+        matrix_shape = array_ops.stack((num_rows, num_columns), axis=0)
         if self._batch_shape_arg is None:
             return matrix_shape
-        return tf.concat((self._batch_shape_arg, matrix_shape), 0)
+        return array_ops.concat((self._batch_shape_arg, matrix_shape), 0)
 
     def _possibly_broadcast_batch_shape(self, x):
         if self._batch_shape_arg is None:
             return x
         special_shape = self.batch_shape.concatenate([1, 1])
-        bshape = tf.broadcast_static_shape(x.shape, special_shape)
+        bshape = shape_utils.broadcast_static_shape(x.shape, special_shape)
         if special_shape.is_fully_defined():
             if bshape == x.shape:
                 return x
-            return x + tf.zeros(shape=special_shape, dtype=self.dtype)
-        special = tf.concat((self.batch_shape_tensor(), [1, 1]), 0)
-        return x + tf.zeros(shape=special, dtype=self.dtype)
+            return x + creation_ops.zeros(shape=special_shape, dtype=self.dtype)
+        special = array_ops.concat((self.batch_shape_tensor(), [1, 1]), 0)
+        return x + creation_ops.zeros(shape=special, dtype=self.dtype)
 
     def _min_matrix_dim(self):
         domain_dim = dimension_value(self.domain_dimension)
@@ -96,12 +103,12 @@ class _ShapeArgsMixin:
         return min(domain_dim, range_dim)
 
     def _min_matrix_dim_tensor(self):
-        return tf.reduce_min(self.shape_tensor()[-2:])
+        return reduction_ops.reduce_min(self.shape_tensor()[-2:])
 
     def _diag_shape(self):
         if self.shape.is_fully_defined():
             return self.batch_shape.concatenate([self._min_matrix_dim()])
-        return tf.concat([self.batch_shape_tensor(), [self._min_matrix_dim_tensor()]], axis=0)
+        return array_ops.concat([self.batch_shape_tensor(), [self._min_matrix_dim_tensor()]], axis=0)
 
     def _batch_of(self, fill):
         shape = self.batch_shape if self.batch_shape.is_fully_defined() else self.batch_shape_tensor()
@@ -118,23 +125,23 @@ class BaseLinearOperatorIdentity(_ShapeArgsMixin, LinearOperator):
         self._num_rows = _check_dim_arg(arg, self._num_rows_static, "num_rows", 0, self._assert_proper_shapes)
 
     def _ones_diag(self):
-        return tf.ones(shape=self._diag_shape(), dtype=self.dtype)
+        return creation_ops.ones(shape=self._diag_shape(), dtype=self.dtype)
 
     def _matrix_shape(self):
         return TensorShape((_static_int(self._num_rows_static),) * 2)
 
     def _checked_arg(self, x):
         if self._assert_proper_shapes:
-            with tf.control_dependencies([_assert_compatible_matrix_dimensions(self, x)]):
-                x = tf.identity(x)
+            with control_dependencies([_assert_compatible_matrix_dimensions(self, x)]):
+                x = control_flow_ops.identity(x)
         return x
 
     def _trace(self):
-        ones = self._batch_of(tf.ones)
+        ones = self._batch_of(creation_ops.ones)
         if self._min_matrix_dim() is not None:
             scale = self._min_matrix_dim()
         else:
-            scale = tf.cast(self._min_matrix_dim_tensor(), self.dtype)
+            scale = math_ops.cast(self._min_matrix_dim_tensor(), self.dtype)
         if hasattr(self, "multiplier"):
             return self.multiplier * scale * ones
         return scale * ones
@@ -149,10 +156,10 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
                  name="LinearOperatorIdentity"):
         parameters = dict(num_rows=num_rows, batch_shape=batch_shape, dtype=dtype,
                           assert_proper_shapes=assert_proper_shapes, name=name)
-        dtype = dtype or tf.float32
+        dtype = dtype or dtypes.float32
         self._assert_proper_shapes = assert_proper_shapes
-        with tf.name_scope(name):
-            dtype = tf.as_dtype(dtype)
+        with name_scope(name):
+            dtype = as_dtype(dtype)
             if not is_self_adjoint:
                 raise ValueError("An identity operator is always self adjoint.")
             if not is_non_singular:
@@ -190,23 +197,23 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
         return right_operator
 
     def _assert_non_singular(self):
-        return tf.no_op("assert_non_singular")
+        return control_flow_ops.no_op("assert_non_singular")
 
     def _assert_positive_definite(self):
-        return tf.no_op("assert_positive_definite")
+        return control_flow_ops.no_op("assert_positive_definite")
 
     def _assert_self_adjoint(self):
-        return tf.no_op("assert_self_adjoint")
+        return control_flow_ops.no_op("assert_self_adjoint")
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint(x) if adjoint_arg else x
         return self._possibly_broadcast_batch_shape(self._checked_arg(x))
 
     def _determinant(self):
-        return tf.ones(shape=self.batch_shape_tensor(), dtype=self.dtype)
+        return creation_ops.ones(shape=self.batch_shape_tensor(), dtype=self.dtype)
 
     def _log_abs_determinant(self):
-        return tf.zeros(shape=self.batch_shape_tensor(), dtype=self.dtype)
+        return creation_ops.zeros(shape=self.batch_shape_tensor(), dtype=self.dtype)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self._matmul(rhs, adjoint_arg=adjoint_arg)
@@ -217,14 +224,14 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
     def add_to_tensor(self, mat, name="add_to_tensor"):
         """``mat`` with 1 added to its diagonal."""
         with self._name_scope(name):
-            mat = tf.convert_to_tensor(mat, name="mat")
-            return tf.linalg.set_diag(mat, 1 + tf.linalg.diag_part(mat))
+            mat = convert_to_tensor(mat, name="mat")
+            return diag_ops.matrix_set_diag(mat, 1 + diag_ops.matrix_diag_part(mat))
 
     def _eigvals(self):
         return self._ones_diag()
 
     def _cond(self):
-        return tf.ones(self.batch_shape_tensor(), dtype=self.dtype)
+        return creation_ops.ones(self.batch_shape_tensor(), dtype=self.dtype)
 
 
 @tf_export("linalg.LinearOperatorScaledIdentity")
@@ -237,7 +244,7 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
                           is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
                           is_square=is_square, assert_proper_shapes=assert_proper_shapes, name=name)
         self._assert_proper_shapes = assert_proper_shapes
-        with tf.name_scope(name, values=[multiplier, num_rows]):
+        with name_scope(name, values=[multiplier, num_rows]):
             self._multiplier = convert_nonref_to_tensor(multiplier, name="multiplier")
             if not self._multiplier.dtype.is_complex:
                 is_self_adjoint = _implied_true(is_self_adjoint, "A real diagonal operator is always self adjoint.")
@@ -248,8 +255,8 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
                              is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
             self._set_num_rows(num_rows)
-            self._num_rows_cast_to_dtype = tf.cast(self._num_rows, self.dtype)
-            self._num_rows_cast_to_real_dtype = tf.cast(self._num_rows, self.dtype.real_dtype)
+            self._num_rows_cast_to_dtype = math_ops.cast(self._num_rows, self.dtype)
+            self._num_rows_cast_to_real_dtype = math_ops.cast(self._num_rows, self.dtype.real_dtype)
 
     @property
     def multiplier(self):
@@ -260,30 +267,31 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
         return self.multiplier.shape.concatenate(self._matrix_shape())
 
     def _shape_tensor(self):
-        matrix_shape = tf.stack((self._num_rows, self._num_rows), axis=0)
-        return tf.concat((tf.shape(self.multiplier), matrix_shape), 0)
+        matrix_shape = array_ops.stack((self._num_rows, self._num_rows), axis=0)
+        return array_ops.concat((shape_ops.shape(self.multiplier), matrix_shape), 0)
 
     def _assert_non_singular(self):
-        return tf.debugging.assert_positive(tf.abs(self.multiplier), message="LinearOperator was singular")
+        return check_ops.assert_positive(unary_math_ops.abs(self.multiplier), message="LinearOperator was singular")
 
     def _assert_positive_definite(self):
-        return tf.debugging.assert_positive(tf.math.real(self.multiplier),
-                                            message="LinearOperator was not positive definite.")
+        return check_ops.assert_positive(math_extra_ops.real(self.multiplier),
+                                         message="LinearOperator was not positive definite.")
 
     def _assert_self_adjoint(self):
-        imag = tf.math.imag(self.multiplier)
-        return tf.debugging.assert_equal(tf.zeros_like(imag), imag, message="LinearOperator was not self-adjoint")
+        imag = math_extra_ops.imag(self.multiplier)
+        return check_ops.assert_equal(creation_ops.zeros_like(imag), imag,
+                                      message="LinearOperator was not self-adjoint")
 
     def _make_multiplier_matrix(self, conjugate=False):
-        m = tf.expand_dims(tf.expand_dims(self.multiplier, -1), -1)
-        return tf.math.conj(m) if conjugate else m
+        m = shape_ops.expand_dims(shape_ops.expand_dims(self.multiplier, -1), -1)
+        return unary_math_ops.conj(m) if conjugate else m
 
     def _linop_adjoint(self):
-        multiplier = tf.math.conj(self.multiplier) if self.multiplier.dtype.is_complex else self.multiplier
+        multiplier = unary_math_ops.conj(self.multiplier) if self.multiplier.dtype.is_complex else self.multiplier
         return LinearOperatorScaledIdentity(num_rows=self._num_rows, multiplier=multiplier, **self._own_hints())
 
     def _linop_cholesky(self):
-        return LinearOperatorScaledIdentity(num_rows=self._num_rows, multiplier=tf.sqrt(self.multiplier),
+        return LinearOperatorScaledIdentity(num_rows=self._num_rows, multiplier=unary_math_ops.sqrt(self.multiplier),
                                             is_non_singular=True, is_self_adjoint=True, is_positive_definite=True,
                                             is_square=True)
 
@@ -320,28 +328,28 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
         return self.multiplier ** self._num_rows_cast_to_dtype
 
     def _log_abs_determinant(self):
-        return self._num_rows_cast_to_real_dtype * tf.math.log(tf.abs(self.multiplier))
+        return self._num_rows_cast_to_real_dtype * unary_math_ops.log(unary_math_ops.abs(self.multiplier))
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         rhs = _adjoint(rhs) if adjoint_arg else rhs
         return self._checked_arg(rhs) / self._make_multiplier_matrix(conjugate=adjoint)
 
     def _diag_part(self):
-        return self._ones_diag() * self.multiplier[..., tf.newaxis]
+        return self._ones_diag() * self.multiplier[..., None]
 
     def add_to_tensor(self, mat, name="add_to_tensor"):
         """``mat`` with the multiplier added to its diagonal."""
         with self._name_scope(name):
-            multiplier_vector = tf.expand_dims(self.multiplier, -1)
-            mat = tf.convert_to_tensor(mat, name="mat")
-            return tf.linalg.set_diag(mat, multiplier_vector + tf.linalg.diag_part(mat))
+            multiplier_vector = shape_ops.expand_dims(self.multiplier, -1)
+            mat = convert_to_tensor(mat, name="mat")
+            return diag_ops.matrix_set_diag(mat, multiplier_vector + diag_ops.matrix_diag_part(mat))
 
     def _eigvals(self):
-        return self._ones_diag() * self.multiplier[..., tf.newaxis]
+        return self._ones_diag() * self.multiplier[..., None]
 
     def _cond(self):
-        return tf.where_v2(tf.equal(self._multiplier, 0.), tf.cast(np.nan, dtype=self.dtype),
-                           tf.cast(1., dtype=self.dtype))
+        return select_ops.where_v2(math_ops.equal(self._multiplier, 0.), math_ops.cast(np.nan, dtype=self.dtype),
+                                   math_ops.cast(1., dtype=self.dtype))
 
 
 @tf_export("linalg.LinearOperatorZeros")
@@ -353,10 +361,10 @@ class LinearOperatorZeros(_ShapeArgsMixin, LinearOperator):
                  name="LinearOperatorZeros"):
         parameters = dict(num_rows=num_rows, num_columns=num_columns, batch_shape=batch_shape, dtype=dtype,
                           assert_proper_shapes=assert_proper_shapes, name=name)
-        dtype = dtype or tf.float32
+        dtype = dtype or dtypes.float32
         self._assert_proper_shapes = assert_proper_shapes
-        with tf.name_scope(name):
-            dtype = tf.as_dtype(dtype)
+        with name_scope(name):
+            dtype = as_dtype(dtype)
             if not is_self_adjoint and is_square:
                 raise ValueError("A zero operator is always self adjoint.")
             if is_non_singular:
@@ -396,24 +404,24 @@ class LinearOperatorZeros(_ShapeArgsMixin, LinearOperator):
         raise errors.InvalidArgumentError(None, None, "Zero operators are always non-positive definite.")
 
     def _assert_self_adjoint(self):
-        return tf.no_op("assert_self_adjoint")
+        return control_flow_ops.no_op("assert_self_adjoint")
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         if self._assert_proper_shapes:
             x = _adjoint(x) if adjoint_arg else x
-            with tf.control_dependencies([_assert_compatible_matrix_dimensions(self, x)]):
-                x = tf.identity(x)
-        x_shape = tf.shape(x)
+            with control_dependencies([_assert_compatible_matrix_dimensions(self, x)]):
+                x = control_flow_ops.identity(x)
+        x_shape = shape_ops.shape(x)
         if self.is_square:
             if adjoint_arg:
-                output_shape = tf.concat([x_shape[:-2], [x_shape[-1], x_shape[-2]]], axis=0)
+                output_shape = array_ops.concat([x_shape[:-2], [x_shape[-1], x_shape[-2]]], axis=0)
             else:
                 output_shape = x_shape
-            return self._possibly_broadcast_batch_shape(tf.zeros(shape=output_shape, dtype=x.dtype))
+            return self._possibly_broadcast_batch_shape(creation_ops.zeros(shape=output_shape, dtype=x.dtype))
         n = self._num_columns if adjoint else self._num_rows
         m = x_shape[-2] if adjoint_arg else x_shape[-1]
-        output_shape = tf.concat([x_shape[:-2], [n, m]], axis=0)
-        return self._possibly_broadcast_batch_shape(tf.zeros(shape=output_shape, dtype=x.dtype))
+        output_shape = array_ops.concat([x_shape[:-2], [n, m]], axis=0)
+        return self._possibly_broadcast_batch_shape(creation_ops.zeros(shape=output_shape, dtype=x.dtype))
 
     def _linop_matmul(self, left_operator, right_operator):
         if not left_operator.is_square or not right_operator.is_square:
@@ -422,10 +430,10 @@ class LinearOperatorZeros(_ShapeArgsMixin, LinearOperator):
         return left_operator
 
     def _determinant(self):
-        return self._batch_of(tf.zeros)
+        return self._batch_of(creation_ops.zeros)
 
     def _trace(self):
-        return self._batch_of(tf.zeros)
+        return self._batch_of(creation_ops.zeros)
 
     def _diag_part(self):
         return self._zeros_diag()
@@ -435,7 +443,7 @@ class LinearOperatorZeros(_ShapeArgsMixin, LinearOperator):
         return self._possibly_broadcast_batch_shape(mat)
 
     def _zeros_diag(self):
-        return tf.zeros(shape=self._diag_shape(), dtype=self.dtype)
+        return creation_ops.zeros(shape=self._diag_shape(), dtype=self.dtype)
 
     def _eigvals(self):
         return self._zeros_diag()

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-import dflow as tf  # the public ops the operators are built from
 from dflow._api import tf_export
 from dflow.framework import dtypes as _dtypes
 from dflow.framework import errors
+from dflow.framework.constant_op import convert_to_tensor
+from dflow.framework.graph import name_scope
+from dflow.framework.tensor import Tensor
 from dflow.framework.tensor_shape import Dimension, TensorShape, dimension_value
+from dflow.ops.array import array_ops, creation_ops, gather_ops, partition_ops, shape_ops, shape_utils, tiling_ops
+from dflow.ops.control_flow import control_flow_ops
+from dflow.ops.debugging import check_ops
+from dflow.ops.linalg import diag_ops, linalg_extra, linalg_factorizations, linalg_ops, linalg_solvers
 from dflow.ops.linalg.linear_operator import (
     LinearOperator,
     LinearOperatorDiag,
@@ -42,6 +48,8 @@ from dflow.ops.linalg.linear_operator import (
     matrix_solve_with_broadcast,
 )
 from dflow.ops.linalg.linear_operator_identity import LinearOperatorIdentity, LinearOperatorScaledIdentity
+from dflow.ops.math import math_ops, reduction_ops, sort_ops, unary_math_ops
+from dflow.ops.nn import nn_norm_ops
 
 __all__ = [
     "LinearOperatorLowRankUpdate", "LinearOperatorKronecker", "LinearOperatorBlockDiag", "LinearOperatorPermutation",
@@ -87,7 +95,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
                 raise ValueError("Arguments imply this is self-adjoint positive-definite operator.")
             is_positive_definite = True
             is_self_adjoint = True
-        with tf.name_scope(name):
+        with name_scope(name):
             self._u = convert_nonref_to_tensor(u, name="u")
             self._v = self._u if v is None else convert_nonref_to_tensor(v, name="v")
             self._diag_update = None if diag_update is None else convert_nonref_to_tensor(diag_update,
@@ -102,18 +110,18 @@ class LinearOperatorLowRankUpdate(LinearOperator):
             else:
                 r = dimension_value(self._u.shape[-1])
                 if r is None:
-                    r = tf.shape(self._u)[-1]
+                    r = shape_ops.shape(self._u)[-1]
                 self._diag_operator = LinearOperatorIdentity(num_rows=r, dtype=self.dtype)
             self._is_diag_update_positive = is_diag_update_positive
             self._check_shapes()
 
     def _check_shapes(self):
-        uv_shape = tf.broadcast_static_shape(self.u.shape, self.v.shape)
-        batch_shape = tf.broadcast_static_shape(self.base_operator.batch_shape, uv_shape[:-2])
+        uv_shape = shape_utils.broadcast_static_shape(self.u.shape, self.v.shape)
+        batch_shape = shape_utils.broadcast_static_shape(self.base_operator.batch_shape, uv_shape[:-2])
         Dimension(self.base_operator.domain_dimension).assert_is_compatible_with(_dim_at(uv_shape, -2))
         if self._diag_update is not None:
             _dim_at(uv_shape, -1).assert_is_compatible_with(_dim_at(self._diag_update.shape, -1))
-            tf.broadcast_static_shape(batch_shape, self._diag_update.shape[:-1])
+            shape_utils.broadcast_static_shape(batch_shape, self._diag_update.shape[:-1])
 
     @property
     def u(self):
@@ -151,57 +159,57 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         return super().assert_self_adjoint()
 
     def _shape(self):
-        batch_shape = tf.broadcast_static_shape(self.base_operator.batch_shape, self.diag_operator.batch_shape)
-        batch_shape = tf.broadcast_static_shape(batch_shape, self.u.shape[:-2])
-        batch_shape = tf.broadcast_static_shape(batch_shape, self.v.shape[:-2])
+        batch_shape = shape_utils.broadcast_static_shape(self.base_operator.batch_shape, self.diag_operator.batch_shape)
+        batch_shape = shape_utils.broadcast_static_shape(batch_shape, self.u.shape[:-2])
+        batch_shape = shape_utils.broadcast_static_shape(batch_shape, self.v.shape[:-2])
         return batch_shape.concatenate(self.base_operator.shape[-2:])
 
     def _shape_tensor(self):
-        batch_shape = tf.broadcast_dynamic_shape(self.base_operator.batch_shape_tensor(),
-                                                 self.diag_operator.batch_shape_tensor())
-        batch_shape = tf.broadcast_dynamic_shape(batch_shape, tf.shape(self.u)[:-2])
-        batch_shape = tf.broadcast_dynamic_shape(batch_shape, tf.shape(self.v)[:-2])
-        return tf.concat([batch_shape, self.base_operator.shape_tensor()[-2:]], axis=0)
+        batch_shape = shape_utils.broadcast_dynamic_shape(self.base_operator.batch_shape_tensor(),
+                                                          self.diag_operator.batch_shape_tensor())
+        batch_shape = shape_utils.broadcast_dynamic_shape(batch_shape, shape_ops.shape(self.u)[:-2])
+        batch_shape = shape_utils.broadcast_dynamic_shape(batch_shape, shape_ops.shape(self.v)[:-2])
+        return array_ops.concat([batch_shape, self.base_operator.shape_tensor()[-2:]], axis=0)
 
     def _get_uv_as_tensors(self):
-        u = tf.convert_to_tensor(self.u)
-        v = u if self.v is self.u else tf.convert_to_tensor(self.v)
+        u = convert_to_tensor(self.u)
+        v = u if self.v is self.u else convert_to_tensor(self.v)
         return u, v
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         u, v = self._get_uv_as_tensors()
         leading_term = self.base_operator.matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
         first, second = (u, v) if adjoint else (v, u)
-        h_x = tf.matmul(first, x, adjoint_a=True, adjoint_b=adjoint_arg)
+        h_x = linalg_ops.matmul(first, x, adjoint_a=True, adjoint_b=adjoint_arg)
         d_h_x = self.diag_operator.matmul(h_x, adjoint=adjoint)
-        return leading_term + tf.matmul(second, d_h_x)
+        return leading_term + linalg_ops.matmul(second, d_h_x)
 
     def _determinant(self):
         if self.is_positive_definite:
-            return tf.exp(self.log_abs_determinant())
+            return unary_math_ops.exp(self.log_abs_determinant())
         u, v = self._get_uv_as_tensors()
-        det_c = tf.linalg.det(self._make_capacitance(u=u, v=v))
+        det_c = linalg_solvers.matrix_determinant(self._make_capacitance(u=u, v=v))
         return det_c * self.diag_operator.determinant() * self.base_operator.determinant()
 
     def _diag_part(self):
         u, v = self._get_uv_as_tensors()
-        product = u * tf.math.conj(v)
+        product = u * unary_math_ops.conj(v)
         if self.diag_update is not None:
-            product *= tf.expand_dims(self.diag_update, axis=-2)
-        return tf.reduce_sum(product, axis=-1) + self.base_operator.diag_part()
+            product *= shape_ops.expand_dims(self.diag_update, axis=-2)
+        return reduction_ops.reduce_sum(product, axis=-1) + self.base_operator.diag_part()
 
     def _log_abs_determinant(self):
         u, v = self._get_uv_as_tensors()
         log_abs_det_d = self.diag_operator.log_abs_determinant()
         log_abs_det_l = self.base_operator.log_abs_determinant()
         if self._use_cholesky:
-            chol_cap_diag = tf.linalg.diag_part(tf.linalg.cholesky(self._make_capacitance(u=u, v=v)))
-            log_abs_det_c = 2 * tf.reduce_sum(tf.math.log(chol_cap_diag), axis=[-1])
+            chol_cap_diag = diag_ops.matrix_diag_part(linalg_factorizations.cholesky(self._make_capacitance(u=u, v=v)))
+            log_abs_det_c = 2 * reduction_ops.reduce_sum(unary_math_ops.log(chol_cap_diag), axis=[-1])
         else:
-            det_c = tf.linalg.det(self._make_capacitance(u=u, v=v))
-            log_abs_det_c = tf.math.log(tf.abs(det_c))
+            det_c = linalg_solvers.matrix_determinant(self._make_capacitance(u=u, v=v))
+            log_abs_det_c = unary_math_ops.log(unary_math_ops.abs(det_c))
             if self.dtype.is_complex:
-                log_abs_det_c = tf.cast(log_abs_det_c, dtype=self.dtype)
+                log_abs_det_c = math_ops.cast(log_abs_det_c, dtype=self.dtype)
         return log_abs_det_c + log_abs_det_d + log_abs_det_l
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
@@ -213,17 +221,17 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         if adjoint:
             u, v = v, u
         linv_rhs = base.solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
-        vh_linv_rhs = tf.matmul(v, linv_rhs, adjoint_a=True)
+        vh_linv_rhs = linalg_ops.matmul(v, linv_rhs, adjoint_a=True)
         if self._use_cholesky:
-            capinv_vh_linv_rhs = tf.linalg.cholesky_solve(tf.linalg.cholesky(capacitance), vh_linv_rhs)
+            capinv_vh_linv_rhs = linalg_solvers.cholesky_solve(linalg_factorizations.cholesky(capacitance), vh_linv_rhs)
         else:
             capinv_vh_linv_rhs = matrix_solve_with_broadcast(capacitance, vh_linv_rhs, adjoint=adjoint)
-        linv_u_capinv = base.solve(tf.matmul(u, capinv_vh_linv_rhs), adjoint=adjoint)
+        linv_u_capinv = base.solve(linalg_ops.matmul(u, capinv_vh_linv_rhs), adjoint=adjoint)
         return linv_rhs - linv_u_capinv
 
     def _make_capacitance(self, u, v):
         linv_u = self.base_operator.solve(u)
-        vh_linv_u = tf.matmul(v, linv_u, adjoint_a=True)
+        vh_linv_u = linalg_ops.matmul(v, linv_u, adjoint_a=True)
         return self._diag_operator.inverse().add_to_tensor(vh_linv_u)
 
 
@@ -232,17 +240,17 @@ class LinearOperatorLowRankUpdate(LinearOperator):
 # ----------------------------------------------------------------------------------------------------------------------
 
 def _prefer_static_shape(x):
-    return x.shape if x.shape.is_fully_defined() else tf.shape(x)
+    return x.shape if x.shape.is_fully_defined() else shape_ops.shape(x)
 
 
 def _prefer_static_concat_shape(first_shape, second):
     second = [dimension_value(s) if isinstance(s, Dimension) else s for s in second]
-    static = [_static_value(s) if isinstance(s, tf.Tensor) else s for s in second]
+    static = [_static_value(s) if isinstance(s, Tensor) else s for s in second]
     if isinstance(first_shape, TensorShape) and all(s is not None for s in static):
         return first_shape.concatenate([int(s) for s in static])
     if isinstance(first_shape, TensorShape):
         first_shape = first_shape.as_list()
-    return tf.concat([first_shape, tf.stack([tf.cast(s, tf.int32) for s in second])], axis=0)
+    return array_ops.concat([first_shape, array_ops.stack([math_ops.cast(s, _dtypes.int32) for s in second])], axis=0)
 
 
 @tf_export("linalg.LinearOperatorKronecker")
@@ -278,7 +286,7 @@ class LinearOperatorKronecker(LinearOperator):
             "`is_positive_definite` to be True. Received: {}.")
         if name is None:
             name = "_x_".join(operator.name for operator in operators)
-        with tf.name_scope(name):
+        with name_scope(name):
             super().__init__(dtype=dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                              is_positive_definite=is_positive_definite, is_square=is_square,
                              parameters=parameters, name=name)
@@ -303,8 +311,8 @@ class LinearOperatorKronecker(LinearOperator):
         for operator in self.operators[1:]:
             domain_dimension = domain_dimension * operator.domain_dimension_tensor()
             range_dimension = range_dimension * operator.range_dimension_tensor()
-            batch_shape = tf.broadcast_dynamic_shape(batch_shape, operator.batch_shape_tensor())
-        return tf.concat((batch_shape, tf.stack([range_dimension, domain_dimension])), 0)
+            batch_shape = shape_utils.broadcast_dynamic_shape(batch_shape, operator.batch_shape_tensor())
+        return array_ops.concat((batch_shape, array_ops.stack([range_dimension, domain_dimension])), 0)
 
     def _linop_adjoint(self):
         return LinearOperatorKronecker(operators=[operator.adjoint() for operator in self.operators],
@@ -323,9 +331,9 @@ class LinearOperatorKronecker(LinearOperator):
         output = x
         if adjoint_arg:
             if self.dtype.is_complex:
-                output = tf.math.conj(output)
+                output = unary_math_ops.conj(output)
         else:
-            output = tf.linalg.matrix_transpose(output)
+            output = linalg_ops.matrix_transpose(output)
         for o in reversed(self.operators):
             operator_dimension = o.range_dimension_tensor() if adjoint else o.domain_dimension_tensor()
             output_shape = _prefer_static_shape(output)
@@ -338,19 +346,19 @@ class LinearOperatorKronecker(LinearOperator):
                 rows, cols = output_shape[-2], output_shape[-1]
                 if isinstance(output_shape, TensorShape):
                     rows, cols = dimension_value(rows), dimension_value(cols)
-                dim = tf.cast(rows * cols // operator_dimension, dtype=tf.int32)
-            output = tf.reshape(output, shape=_prefer_static_concat_shape(output_shape[:-2],
-                                                                          [dim, operator_dimension]))
+                dim = math_ops.cast(rows * cols // operator_dimension, dtype=_dtypes.int32)
+            output = shape_ops.reshape(output, shape=_prefer_static_concat_shape(output_shape[:-2],
+                                                                                 [dim, operator_dimension]))
             if self.dtype.is_complex:
-                output = tf.math.conj(output)
+                output = unary_math_ops.conj(output)
             output = solve_matmul_fn(o, output, adjoint=adjoint, adjoint_arg=True)
         col_dim = _prefer_static_shape(x)[-2 if adjoint_arg else -1]
         row_dim = self.domain_dimension_tensor() if adjoint else self.range_dimension_tensor()
-        output = tf.reshape(output, _prefer_static_concat_shape(_prefer_static_shape(output)[:-2],
-                                                                [row_dim, col_dim]))
+        output = shape_ops.reshape(output, _prefer_static_concat_shape(_prefer_static_shape(output)[:-2],
+                                                                       [row_dim, col_dim]))
         if x.shape.is_fully_defined():
             column_dim = x.shape[-2] if adjoint_arg else x.shape[-1]
-            batch = tf.broadcast_static_shape(x.shape[:-2], self.batch_shape)
+            batch = shape_utils.broadcast_static_shape(x.shape[:-2], self.batch_shape)
             rows = self.domain_dimension if adjoint else self.range_dimension
             output.set_shape(batch.concatenate([rows, column_dim]))
         return output
@@ -365,7 +373,7 @@ class LinearOperatorKronecker(LinearOperator):
         total = self.domain_dimension_tensor()
         determinant = 1.
         for operator in self.operators:
-            determinant = determinant * operator.determinant() ** tf.cast(
+            determinant = determinant * operator.determinant() ** math_ops.cast(
                 total / operator.domain_dimension_tensor(), dtype=operator.dtype)
         return determinant
 
@@ -373,8 +381,8 @@ class LinearOperatorKronecker(LinearOperator):
         total = self.domain_dimension_tensor()
         log_abs_det = 0.
         for operator in self.operators:
-            log_abs_det += operator.log_abs_determinant() * tf.cast(total / operator.domain_dimension_tensor(),
-                                                                    dtype=operator.dtype)
+            log_abs_det += operator.log_abs_determinant() * math_ops.cast(total / operator.domain_dimension_tensor(),
+                                                                          dtype=operator.dtype)
         return log_abs_det
 
     def _trace(self):
@@ -386,8 +394,9 @@ class LinearOperatorKronecker(LinearOperator):
     def _diag_part(self):
         diag_part = self.operators[0].diag_part()
         for operator in self.operators[1:]:
-            diag_part = diag_part[..., :, tf.newaxis] * operator.diag_part()[..., tf.newaxis, :]
-            diag_part = tf.reshape(diag_part, shape=tf.concat([tf.shape(diag_part)[:-2], [-1]], axis=0))
+            diag_part = diag_part[..., :, None] * operator.diag_part()[..., None, :]
+            diag_part = shape_ops.reshape(
+                diag_part, shape=array_ops.concat([shape_ops.shape(diag_part)[:-2], [-1]], axis=0))
         if self.range_dimension > self.domain_dimension:
             diag_dimension = self.domain_dimension
         else:
@@ -398,10 +407,11 @@ class LinearOperatorKronecker(LinearOperator):
     def _to_dense(self):
         product = self.operators[0].to_dense()
         for operator in self.operators[1:]:
-            product = product[..., :, tf.newaxis, :, tf.newaxis] * \
-                operator.to_dense()[..., tf.newaxis, :, tf.newaxis, :]
+            product = product[..., :, None, :, None] * \
+                operator.to_dense()[..., None, :, None, :]
             s = _prefer_static_shape(product)
-            product = tf.reshape(product, shape=_prefer_static_concat_shape(s[:-4], [s[-4] * s[-3], s[-2] * s[-1]]))
+            product = shape_ops.reshape(
+                product, shape=_prefer_static_concat_shape(s[:-4], [s[-4] * s[-3], s[-2] * s[-1]]))
         product.set_shape(self.shape)
         return product
 
@@ -409,14 +419,14 @@ class LinearOperatorKronecker(LinearOperator):
         eigvals = [operator.eigvals() for operator in self.operators]
         product = eigvals[0]
         for eigval in eigvals[1:]:
-            product = product[..., tf.newaxis] * eigval[..., tf.newaxis, :]
-            product = tf.reshape(product, shape=tf.concat([tf.shape(product)[:-2], [-1]], axis=0))
+            product = product[..., None] * eigval[..., None, :]
+            product = shape_ops.reshape(product, shape=array_ops.concat([shape_ops.shape(product)[:-2], [-1]], axis=0))
         product.set_shape(self.shape[:-1])
         return product
 
     def _assert_factors(self, method: str):
         if all(operator.is_square for operator in self.operators):
-            return tf.group([getattr(operator, method)() for operator in self.operators])
+            return control_flow_ops.group([getattr(operator, method)() for operator in self.operators])
         raise errors.InvalidArgumentError(
             None, None, "All Kronecker factors must be square for the product to be invertible. Expected hint "
                         "`is_square` to be True for every operator in argument `operators`.")
@@ -438,7 +448,7 @@ def arg_is_blockwise(block_dimensions, arg, arg_split_dim) -> bool:
         return False
     if not any(isinstance(x, (tuple, list)) for x in arg):
         return True
-    arg_dims = [dimension_value(tf.convert_to_tensor(x).shape[arg_split_dim]) for x in arg]
+    arg_dims = [dimension_value(convert_to_tensor(x).shape[arg_split_dim]) for x in arg]
     self_dims = [dimension_value(d) for d in block_dimensions]
     if all(d is None for d in self_dims):
         if len(arg_dims) == 1:
@@ -460,7 +470,7 @@ def split_arg_into_blocks(block_dims, block_dims_fn, arg, axis=-1):
     block_sizes = [dimension_value(d) for d in block_dims]
     if any(d is None for d in block_sizes):
         block_sizes = block_dims_fn()
-    return tf.split(arg, block_sizes, axis=axis)
+    return array_ops.split(arg, block_sizes, axis=axis)
 
 
 class _BlockOperatorMixin:
@@ -485,7 +495,7 @@ class _BlockOperatorMixin:
         blocks = list(blocks)
         for i, block in enumerate(blocks):
             if not isinstance(block, LinearOperator):
-                block = tf.convert_to_tensor(block)
+                block = convert_to_tensor(block)
                 self._check_input_dtype(block)
                 block_dimensions[i].assert_is_compatible_with(_dim_at(block.shape, arg_dim))
                 blocks[i] = block
@@ -526,10 +536,10 @@ class _BlockOperatorMixin:
             block_dimensions = self._block_range_dimensions() if adjoint else self._block_domain_dimensions()
             if arg_is_blockwise(block_dimensions, x, -1):
                 x = self._convert_blocks(x, block_dimensions, -1)
-                y_mat = self.matmul([block[..., tf.newaxis] for block in x], adjoint=adjoint)
-                return [tf.squeeze(y, axis=-1) for y in y_mat]
+                y_mat = self.matmul([block[..., None] for block in x], adjoint=adjoint)
+                return [shape_ops.squeeze(y, axis=-1) for y in y_mat]
             x = self._convert_input(x, "x", -2 if adjoint else -1, -1)
-            return tf.squeeze(self.matmul(x[..., tf.newaxis], adjoint=adjoint), axis=-1)
+            return shape_ops.squeeze(self.matmul(x[..., None], adjoint=adjoint), axis=-1)
 
     def solvevec(self, rhs, adjoint=False, name="solve"):
         """Solves for a [batch] vector, or a list of one vector per block."""
@@ -537,16 +547,16 @@ class _BlockOperatorMixin:
             block_dimensions = self._block_domain_dimensions() if adjoint else self._block_range_dimensions()
             if arg_is_blockwise(block_dimensions, rhs, -1):
                 rhs = self._convert_blocks(rhs, block_dimensions, -1)
-                solution = self.solve([tf.expand_dims(block, axis=-1) for block in rhs], adjoint=adjoint)
-                return [tf.squeeze(x, axis=-1) for x in solution]
+                solution = self.solve([shape_ops.expand_dims(block, axis=-1) for block in rhs], adjoint=adjoint)
+                return [shape_ops.squeeze(x, axis=-1) for x in solution]
             rhs = self._convert_input(rhs, "rhs", -1 if adjoint else -2, -1)
-            return tf.squeeze(self.solve(tf.expand_dims(rhs, axis=-1), adjoint=adjoint), axis=-1)
+            return shape_ops.squeeze(self.solve(shape_ops.expand_dims(rhs, axis=-1), adjoint=adjoint), axis=-1)
 
     def _concat_blocks(self, blocks):
-        return tf.concat(broadcast_matrix_batch_dims(blocks), axis=-2)
+        return array_ops.concat(broadcast_matrix_batch_dims(blocks), axis=-2)
 
     def _diag_concat(self, parts):
-        return tf.squeeze(self._concat_blocks([p[..., tf.newaxis] for p in parts]), axis=-1)
+        return shape_ops.squeeze(self._concat_blocks([p[..., None] for p in parts]), axis=-1)
 
 
 @tf_export("linalg.LinearOperatorBlockDiag")
@@ -568,7 +578,7 @@ class LinearOperatorBlockDiag(_BlockOperatorMixin, LinearOperator):
                                          "The direct sum of positive definite operators is always positive definite.")
         if name is None:
             name = "_ds_".join(operator.name for operator in operators)
-        with tf.name_scope(name):
+        with name_scope(name):
             super().__init__(dtype=operators[0].dtype, is_non_singular=is_non_singular,
                              is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
@@ -584,9 +594,9 @@ class LinearOperatorBlockDiag(_BlockOperatorMixin, LinearOperator):
         return _broadcast_batch_shapes(self.operators).concatenate(matrix_shape)
 
     def _shape_tensor(self):
-        matrix_shape = tf.stack([tf.add_n(self._block_range_dimension_tensors()),
-                                 tf.add_n(self._block_domain_dimension_tensors())])
-        return tf.concat((_broadcast_batch_shape_tensors(self.operators), matrix_shape), 0)
+        matrix_shape = array_ops.stack([math_ops.add_n(self._block_range_dimension_tensors()),
+                                        math_ops.add_n(self._block_domain_dimension_tensors())])
+        return array_ops.concat((_broadcast_batch_shape_tensors(self.operators), matrix_shape), 0)
 
     def _linop_adjoint(self):
         return LinearOperatorBlockDiag(operators=[operator.adjoint() for operator in self.operators],
@@ -677,24 +687,26 @@ class LinearOperatorBlockDiag(_BlockOperatorMixin, LinearOperator):
         rows = []
         blocks = broadcast_matrix_batch_dims([operator.to_dense() for operator in self.operators])
         for block in blocks:
-            batch_row_shape = tf.shape(block)[:-1]
-            before = tf.zeros(shape=tf.concat([batch_row_shape, [num_cols]], axis=-1), dtype=block.dtype)
-            num_cols += tf.shape(block)[-1]
-            after = tf.zeros(shape=tf.concat([batch_row_shape, [self.domain_dimension_tensor() - num_cols]], axis=-1),
-                             dtype=block.dtype)
-            rows.append(tf.concat([before, block, after], axis=-1))
-        mat = tf.concat(rows, axis=-2)
+            batch_row_shape = shape_ops.shape(block)[:-1]
+            before = creation_ops.zeros(shape=array_ops.concat([batch_row_shape, [num_cols]], axis=-1),
+                                        dtype=block.dtype)
+            num_cols += shape_ops.shape(block)[-1]
+            after = creation_ops.zeros(
+                shape=array_ops.concat([batch_row_shape, [self.domain_dimension_tensor() - num_cols]], axis=-1),
+                dtype=block.dtype)
+            rows.append(array_ops.concat([before, block, after], axis=-1))
+        mat = array_ops.concat(rows, axis=-2)
         mat.set_shape(self.shape)
         return mat
 
     def _assert_non_singular(self):
-        return tf.group([operator.assert_non_singular() for operator in self.operators])
+        return control_flow_ops.group([operator.assert_non_singular() for operator in self.operators])
 
     def _assert_self_adjoint(self):
-        return tf.group([operator.assert_self_adjoint() for operator in self.operators])
+        return control_flow_ops.group([operator.assert_self_adjoint() for operator in self.operators])
 
     def _assert_positive_definite(self):
-        return tf.group([operator.assert_positive_definite() for operator in self.operators])
+        return control_flow_ops.group([operator.assert_positive_definite() for operator in self.operators])
 
     def _eigvals(self):
         self._require_square_blocks("eigvals")
@@ -714,7 +726,7 @@ def _add_operators(operators):
     if len(operators) == 1:
         return operators[0]
     dense = [op.to_dense() for op in operators]
-    return LinearOperatorFullMatrix(tf.add_n(broadcast_matrix_batch_dims(dense)))
+    return LinearOperatorFullMatrix(math_ops.add_n(broadcast_matrix_batch_dims(dense)))
 
 
 @tf_export("linalg.LinearOperatorBlockLowerTriangular")
@@ -743,7 +755,7 @@ class LinearOperatorBlockLowerTriangular(_BlockOperatorMixin, LinearOperator):
         self._validate_num_operators()
         self._validate_operator_dimensions()
         is_square = self._validate_square(is_square)
-        with tf.name_scope(name):
+        with name_scope(name):
             super().__init__(dtype=dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                              is_positive_definite=is_positive_definite, is_square=is_square,
                              parameters=parameters, name=name)
@@ -811,12 +823,12 @@ class LinearOperatorBlockLowerTriangular(_BlockOperatorMixin, LinearOperator):
         return _broadcast_batch_shapes(self._all_operators()).concatenate(matrix_shape)
 
     def _shape_tensor(self):
-        matrix_shape = tf.stack([tf.add_n(self._block_domain_dimension_tensors()),
-                                 tf.add_n(self._block_range_dimension_tensors())])
+        matrix_shape = array_ops.stack([math_ops.add_n(self._block_domain_dimension_tensors()),
+                                        math_ops.add_n(self._block_range_dimension_tensors())])
         batch_shape = self.operators[0][0].batch_shape_tensor()
         for operator in self._all_operators()[1:]:
-            batch_shape = tf.broadcast_dynamic_shape(batch_shape, operator.batch_shape_tensor())
-        return tf.concat((batch_shape, matrix_shape), 0)
+            batch_shape = shape_utils.broadcast_dynamic_shape(batch_shape, operator.batch_shape_tensor())
+        return array_ops.concat((batch_shape, matrix_shape), 0)
 
     def _linop_inverse(self):
         """The inverse, itself block lower triangular (TF's recursion on the leading rows)."""
@@ -839,7 +851,7 @@ class LinearOperatorBlockLowerTriangular(_BlockOperatorMixin, LinearOperator):
             block = _add_operators(blocks)
             block = bottom_right_inverse.matmul(block)
             block = LinearOperatorScaledIdentity(num_rows=bottom_right_inverse.domain_dimension_tensor(),
-                                                 multiplier=tf.cast(-1, dtype=block.dtype)).matmul(block)
+                                                 multiplier=math_ops.cast(-1, dtype=block.dtype)).matmul(block)
             inverse_bottom_row.append(block)
         inverse_bottom_row.append(bottom_right_inverse)
         return LinearOperatorBlockLowerTriangular(upper_left_inverse.operators + [inverse_bottom_row], **hints)
@@ -868,7 +880,7 @@ class LinearOperatorBlockLowerTriangular(_BlockOperatorMixin, LinearOperator):
 
     def _determinant(self):
         if all(op.is_positive_definite for op in self._diagonal_operators):
-            return tf.exp(self._log_abs_determinant())
+            return unary_math_ops.exp(self._log_abs_determinant())
         return _product(op.determinant() for op in self._diagonal_operators)
 
     def _log_abs_determinant(self):
@@ -910,17 +922,18 @@ class LinearOperatorBlockLowerTriangular(_BlockOperatorMixin, LinearOperator):
         flat = broadcast_matrix_batch_dims([op.to_dense() for op in self._all_operators()])
         rows = [flat[i * (i + 1) // 2:(i + 1) * (i + 2) // 2] for i in range(len(self.operators))]
         for row_blocks in rows:
-            batch_row_shape = tf.shape(row_blocks[0])[:-1]
-            num_cols += tf.shape(row_blocks[-1])[-1]
-            after = tf.zeros(shape=tf.concat([batch_row_shape, [self.domain_dimension_tensor() - num_cols]], axis=-1),
-                             dtype=self.dtype)
-            dense_rows.append(tf.concat(list(row_blocks) + [after], axis=-1))
-        mat = tf.concat(dense_rows, axis=-2)
+            batch_row_shape = shape_ops.shape(row_blocks[0])[:-1]
+            num_cols += shape_ops.shape(row_blocks[-1])[-1]
+            after = creation_ops.zeros(
+                shape=array_ops.concat([batch_row_shape, [self.domain_dimension_tensor() - num_cols]], axis=-1),
+                dtype=self.dtype)
+            dense_rows.append(array_ops.concat(list(row_blocks) + [after], axis=-1))
+        mat = array_ops.concat(dense_rows, axis=-2)
         mat.set_shape(self.shape)
         return mat
 
     def _assert_non_singular(self):
-        return tf.group([op.assert_non_singular() for op in self._diagonal_operators])
+        return control_flow_ops.group([op.assert_non_singular() for op in self._diagonal_operators])
 
     def _eigvals(self):
         return self._diag_concat([op.eigvals() for op in self._diagonal_operators])
@@ -938,7 +951,7 @@ class LinearOperatorPermutation(LinearOperator):
                  is_positive_definite=None, is_square=None, name="LinearOperatorPermutation"):
         parameters = dict(perm=perm, dtype=dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                           is_positive_definite=is_positive_definite, is_square=is_square, name=name)
-        with tf.name_scope(name, values=[perm]):
+        with name_scope(name, values=[perm]):
             self._perm = convert_nonref_to_tensor(perm, name="perm")
             self._check_perm(self._perm)
             if is_non_singular is False:
@@ -974,44 +987,46 @@ class LinearOperatorPermutation(LinearOperator):
         return _square_shape_tensor(self._perm)
 
     def _assert_non_singular(self):
-        return tf.no_op("assert_non_singular")
+        return control_flow_ops.no_op("assert_non_singular")
 
     def _domain_dimension_tensor(self, perm=None):
         perm = perm if perm is not None else self.perm
-        return tf.shape(perm)[-1]
+        return shape_ops.shape(perm)[-1]
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        perm = tf.convert_to_tensor(self.perm)
+        perm = convert_to_tensor(self.perm)
         if adjoint and not self.is_self_adjoint:
-            perm = tf.argsort(perm, axis=-1)
+            perm = sort_ops.argsort(perm, axis=-1)
         x = _adjoint(x) if adjoint_arg else x
-        broadcast_shape = tf.broadcast_dynamic_shape(tf.shape(x)[:-1], tf.shape(perm))
-        k = tf.shape(x)[-1]
-        broadcast_x_shape = tf.concat([broadcast_shape, [k]], axis=-1)
-        x = tf.broadcast_to(x, broadcast_x_shape)
-        perm = tf.broadcast_to(perm, broadcast_shape)
-        m = tf.shape(x)[-2]
-        x = tf.reshape(x, tf.stack([-1, m, k]))
-        perm = tf.reshape(perm, tf.stack([-1, m]))
-        y = tf.gather(x, perm, axis=-2, batch_dims=1)
-        return tf.reshape(y, broadcast_x_shape)
+        broadcast_shape = shape_utils.broadcast_dynamic_shape(shape_ops.shape(x)[:-1], shape_ops.shape(perm))
+        k = shape_ops.shape(x)[-1]
+        broadcast_x_shape = array_ops.concat([broadcast_shape, [k]], axis=-1)
+        x = tiling_ops.broadcast_to(x, broadcast_x_shape)
+        perm = tiling_ops.broadcast_to(perm, broadcast_shape)
+        m = shape_ops.shape(x)[-2]
+        x = shape_ops.reshape(x, array_ops.stack([-1, m, k]))
+        perm = shape_ops.reshape(perm, array_ops.stack([-1, m]))
+        y = gather_ops.gather(x, perm, axis=-2, batch_dims=1)
+        return shape_ops.reshape(y, broadcast_x_shape)
 
     def _log_abs_determinant(self):
-        return tf.zeros(shape=self.batch_shape_tensor(), dtype=self.dtype)
+        return creation_ops.zeros(shape=self.batch_shape_tensor(), dtype=self.dtype)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self._matmul(rhs, adjoint=not adjoint, adjoint_arg=adjoint_arg)
 
     def _to_dense(self):
-        perm = tf.convert_to_tensor(self.perm)
-        return tf.cast(tf.equal(tf.range(0, self._domain_dimension_tensor(perm)), perm[..., tf.newaxis]), self.dtype)
+        perm = convert_to_tensor(self.perm)
+        return math_ops.cast(
+            math_ops.equal(creation_ops.range(0, self._domain_dimension_tensor(perm)), perm[..., None]), self.dtype)
 
     def _diag_part(self):
-        perm = tf.convert_to_tensor(self.perm)
-        return tf.cast(tf.equal(tf.range(0, self._domain_dimension_tensor(perm)), perm), self.dtype)
+        perm = convert_to_tensor(self.perm)
+        return math_ops.cast(
+            math_ops.equal(creation_ops.range(0, self._domain_dimension_tensor(perm)), perm), self.dtype)
 
     def _cond(self):
-        return tf.ones(self.batch_shape_tensor(), dtype=self.dtype)
+        return creation_ops.ones(self.batch_shape_tensor(), dtype=self.dtype)
 
 
 @tf_export("linalg.LinearOperatorHouseholder")
@@ -1023,7 +1038,7 @@ class LinearOperatorHouseholder(LinearOperator):
         parameters = dict(reflection_axis=reflection_axis, is_non_singular=is_non_singular,
                           is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
                           is_square=is_square, name=name)
-        with tf.name_scope(name, values=[reflection_axis]):
+        with name_scope(name, values=[reflection_axis]):
             self._reflection_axis = convert_nonref_to_tensor(reflection_axis, name="reflection_axis")
             if self._reflection_axis.shape.ndims is not None and self._reflection_axis.shape.ndims < 1:
                 raise ValueError("Argument reflection_axis must have at least 1 dimension.  "
@@ -1050,13 +1065,13 @@ class LinearOperatorHouseholder(LinearOperator):
         return _square_shape_tensor(self._reflection_axis)
 
     def _assert_non_singular(self):
-        return tf.no_op("assert_non_singular")
+        return control_flow_ops.no_op("assert_non_singular")
 
     def _assert_positive_definite(self):
         raise errors.InvalidArgumentError(None, None, "Householder operators are always non-positive definite.")
 
     def _assert_self_adjoint(self):
-        return tf.no_op("assert_self_adjoint")
+        return control_flow_ops.no_op("assert_self_adjoint")
 
     def _linop_adjoint(self):
         return self
@@ -1065,45 +1080,45 @@ class LinearOperatorHouseholder(LinearOperator):
         return self
 
     def _normalized_axis(self):
-        return tf.nn.l2_normalize(tf.convert_to_tensor(self.reflection_axis), axis=-1)
+        return nn_norm_ops.l2_normalize(convert_to_tensor(self.reflection_axis), axis=-1)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint(x) if adjoint_arg else x
-        mat = self._normalized_axis()[..., tf.newaxis]
-        return x - 2 * mat * tf.matmul(mat, x, adjoint_a=True)
+        mat = self._normalized_axis()[..., None]
+        return x - 2 * mat * linalg_ops.matmul(mat, x, adjoint_a=True)
 
     def _trace(self):
         shape = self.shape_tensor()
-        return tf.cast(self._domain_dimension_tensor(shape=shape) - 2, self.dtype) * tf.ones(
+        return math_ops.cast(self._domain_dimension_tensor(shape=shape) - 2, self.dtype) * creation_ops.ones(
             shape=self._batch_shape_tensor(shape=shape), dtype=self.dtype)
 
     def _determinant(self):
-        return -tf.ones(shape=self.batch_shape_tensor(), dtype=self.dtype)
+        return -creation_ops.ones(shape=self.batch_shape_tensor(), dtype=self.dtype)
 
     def _log_abs_determinant(self):
-        return tf.zeros(shape=self.batch_shape_tensor(), dtype=self.dtype)
+        return creation_ops.zeros(shape=self.batch_shape_tensor(), dtype=self.dtype)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self._matmul(rhs, adjoint, adjoint_arg)
 
     def _to_dense(self):
-        mat = self._normalized_axis()[..., tf.newaxis]
-        matrix = -2 * tf.matmul(mat, mat, adjoint_b=True)
-        return tf.linalg.set_diag(matrix, 1. + tf.linalg.diag_part(matrix))
+        mat = self._normalized_axis()[..., None]
+        matrix = -2 * linalg_ops.matmul(mat, mat, adjoint_b=True)
+        return diag_ops.matrix_set_diag(matrix, 1. + diag_ops.matrix_diag_part(matrix))
 
     def _diag_part(self):
         normalized_axis = self._normalized_axis()
-        return 1. - 2 * normalized_axis * tf.math.conj(normalized_axis)
+        return 1. - 2 * normalized_axis * unary_math_ops.conj(normalized_axis)
 
     def _eigvals(self):
-        result_shape = tf.shape(self.reflection_axis)
+        result_shape = shape_ops.shape(self.reflection_axis)
         n = result_shape[-1]
-        ones = tf.ones(shape=tf.concat([result_shape[:-1], [n - 1]], axis=-1), dtype=self.dtype)
-        neg = -tf.ones(shape=tf.concat([result_shape[:-1], [1]], axis=-1), dtype=self.dtype)
-        return tf.concat([neg, ones], axis=-1)
+        ones = creation_ops.ones(shape=array_ops.concat([result_shape[:-1], [n - 1]], axis=-1), dtype=self.dtype)
+        neg = -creation_ops.ones(shape=array_ops.concat([result_shape[:-1], [1]], axis=-1), dtype=self.dtype)
+        return array_ops.concat([neg, ones], axis=-1)
 
     def _cond(self):
-        return tf.ones(self.batch_shape_tensor(), dtype=self.dtype)
+        return creation_ops.ones(self.batch_shape_tensor(), dtype=self.dtype)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -1122,7 +1137,7 @@ class LinearOperatorTridiag(LinearOperator):
         parameters = dict(diagonals=diagonals, diagonals_format=diagonals_format, is_non_singular=is_non_singular,
                           is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
                           is_square=is_square, name=name)
-        with tf.name_scope(name, values=[diagonals]):
+        with name_scope(name, values=[diagonals]):
             if diagonals_format not in (_COMPACT, _MATRIX, _SEQUENCE):
                 raise ValueError("Argument `diagonals_format` must be one of compact, matrix, or sequence. "
                                  f"Received : {diagonals_format}.")
@@ -1154,98 +1169,101 @@ class LinearOperatorTridiag(LinearOperator):
         if self.diagonals_format == _COMPACT:
             d_shape = self.diagonals.shape[:-2].concatenate([self.diagonals.shape[-1]])
         else:
-            bshape = tf.broadcast_static_shape(self.diagonals[0].shape[:-1], self.diagonals[1].shape[:-1])
-            bshape = tf.broadcast_static_shape(bshape, self.diagonals[2].shape[:-1])
+            bshape = shape_utils.broadcast_static_shape(self.diagonals[0].shape[:-1], self.diagonals[1].shape[:-1])
+            bshape = shape_utils.broadcast_static_shape(bshape, self.diagonals[2].shape[:-1])
             d_shape = bshape.concatenate([self.diagonals[1].shape[-1]])
         return d_shape.concatenate([d_shape[-1]])
 
     def _shape_tensor(self, diagonals=None):
         diagonals = diagonals if diagonals is not None else self.diagonals
         if self.diagonals_format == _MATRIX:
-            return tf.shape(diagonals)
+            return shape_ops.shape(diagonals)
         if self.diagonals_format == _COMPACT:
-            d_shape = tf.shape(diagonals[..., 0, :])
+            d_shape = shape_ops.shape(diagonals[..., 0, :])
         else:
-            bshape = tf.broadcast_dynamic_shape(tf.shape(self.diagonals[0])[:-1], tf.shape(self.diagonals[1])[:-1])
-            bshape = tf.broadcast_dynamic_shape(bshape, tf.shape(self.diagonals[2])[:-1])
-            d_shape = tf.concat([bshape, [tf.shape(self.diagonals[1])[-1]]], axis=0)
-        return tf.concat([d_shape, [d_shape[-1]]], axis=-1)
+            bshape = shape_utils.broadcast_dynamic_shape(shape_ops.shape(self.diagonals[0])[:-1],
+                                                         shape_ops.shape(self.diagonals[1])[:-1])
+            bshape = shape_utils.broadcast_dynamic_shape(bshape, shape_ops.shape(self.diagonals[2])[:-1])
+            d_shape = array_ops.concat([bshape, [shape_ops.shape(self.diagonals[1])[-1]]], axis=0)
+        return array_ops.concat([d_shape, [d_shape[-1]]], axis=-1)
 
     def _assert_self_adjoint(self):
         diag_message = "This tridiagonal operator contained non-zero imaginary values on the diagonal."
         off_diag_message = "This tridiagonal operator has non-conjugate subdiagonal and superdiagonal."
         if self.diagonals_format == _MATRIX:
-            return tf.group([tf.debugging.assert_equal(self.diagonals, _adjoint(self.diagonals),
-                                                       message="Matrix was not equal to its adjoint.")])
+            return control_flow_ops.group([check_ops.assert_equal(self.diagonals, _adjoint(self.diagonals),
+                                                                  message="Matrix was not equal to its adjoint.")])
         if self.diagonals_format == _COMPACT:
-            diagonals = tf.convert_to_tensor(self.diagonals)
+            diagonals = convert_to_tensor(self.diagonals)
             superdiag, diag, subdiag = diagonals[..., 0, :], diagonals[..., 1, :], diagonals[..., 2, :]
         else:
             superdiag, diag, subdiag = self.diagonals
         asserts = [assert_zero_imag_part(diag, message=diag_message)]
-        subdiag = tf.roll(subdiag, shift=-1, axis=-1)
-        asserts.append(tf.debugging.assert_equal(tf.math.conj(subdiag[..., :-1]), superdiag[..., :-1],
-                                                 message=off_diag_message))
-        return tf.group(asserts)
+        subdiag = partition_ops.roll(subdiag, shift=-1, axis=-1)
+        asserts.append(check_ops.assert_equal(unary_math_ops.conj(subdiag[..., :-1]), superdiag[..., :-1],
+                                              message=off_diag_message))
+        return control_flow_ops.group(asserts)
 
     def _construct_adjoint_diagonals(self, diagonals):
         if self.diagonals_format == _SEQUENCE:
-            diagonals = [tf.math.conj(d) for d in reversed(diagonals)]
-            diagonals[0] = tf.roll(diagonals[0], shift=-1, axis=-1)
-            diagonals[2] = tf.roll(diagonals[2], shift=1, axis=-1)
+            diagonals = [unary_math_ops.conj(d) for d in reversed(diagonals)]
+            diagonals[0] = partition_ops.roll(diagonals[0], shift=-1, axis=-1)
+            diagonals[2] = partition_ops.roll(diagonals[2], shift=1, axis=-1)
             return diagonals
         if self.diagonals_format == _MATRIX:
             return _adjoint(diagonals)
-        diagonals = tf.math.conj(diagonals)
-        superdiag, diag, subdiag = tf.unstack(diagonals, num=3, axis=-2)
-        return tf.stack([tf.roll(subdiag, shift=-1, axis=-1), diag, tf.roll(superdiag, shift=1, axis=-1)], axis=-2)
+        diagonals = unary_math_ops.conj(diagonals)
+        superdiag, diag, subdiag = array_ops.unstack(diagonals, num=3, axis=-2)
+        return array_ops.stack([partition_ops.roll(subdiag, shift=-1, axis=-1), diag,
+                                partition_ops.roll(superdiag, shift=1, axis=-1)], axis=-2)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         diagonals = self.diagonals
         if adjoint:
             diagonals = self._construct_adjoint_diagonals(diagonals)
         x = _adjoint(x) if adjoint_arg else x
-        return tf.linalg.tridiagonal_matmul(diagonals, x, diagonals_format=self.diagonals_format)
+        return linalg_extra.tridiagonal_matmul(diagonals, x, diagonals_format=self.diagonals_format)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         diagonals = self.diagonals
         if adjoint:
             diagonals = self._construct_adjoint_diagonals(diagonals)
-        rhs_shape = tf.shape(rhs)
+        rhs_shape = shape_ops.shape(rhs)
         k = self._shape_tensor(diagonals)[-1]
-        bshape = tf.broadcast_dynamic_shape(self._shape_tensor(diagonals)[:-2], rhs_shape[:-2])
-        rhs = tf.broadcast_to(rhs, tf.concat([bshape, rhs_shape[-2:]], axis=-1))
+        bshape = shape_utils.broadcast_dynamic_shape(self._shape_tensor(diagonals)[:-2], rhs_shape[:-2])
+        rhs = tiling_ops.broadcast_to(rhs, array_ops.concat([bshape, rhs_shape[-2:]], axis=-1))
         if self.diagonals_format == _MATRIX:
-            diagonals = tf.broadcast_to(diagonals, tf.concat([bshape, tf.stack([k, k])], axis=-1))
+            diagonals = tiling_ops.broadcast_to(diagonals, array_ops.concat([bshape, array_ops.stack([k, k])], axis=-1))
         elif self.diagonals_format == _COMPACT:
-            diagonals = tf.broadcast_to(diagonals, tf.concat([bshape, tf.stack([3, k])], axis=-1))
+            diagonals = tiling_ops.broadcast_to(diagonals, array_ops.concat([bshape, array_ops.stack([3, k])], axis=-1))
         else:
-            diagonals = [tf.broadcast_to(d, tf.concat([bshape, [k]], axis=-1)) for d in diagonals]
-        return tf.linalg.tridiagonal_solve(diagonals, rhs, diagonals_format=self.diagonals_format,
-                                           transpose_rhs=adjoint_arg, conjugate_rhs=adjoint_arg)
+            diagonals = [tiling_ops.broadcast_to(d, array_ops.concat([bshape, [k]], axis=-1)) for d in diagonals]
+        return linalg_extra.tridiagonal_solve(diagonals, rhs, diagonals_format=self.diagonals_format,
+                                              transpose_rhs=adjoint_arg, conjugate_rhs=adjoint_arg)
 
     def _diag_part(self):
         if self.diagonals_format == _MATRIX:
-            return tf.linalg.diag_part(self.diagonals)
+            return diag_ops.matrix_diag_part(self.diagonals)
         if self.diagonals_format == _SEQUENCE:
-            return tf.broadcast_to(self.diagonals[1], self.shape_tensor()[:-1])
+            return tiling_ops.broadcast_to(self.diagonals[1], self.shape_tensor()[:-1])
         return self.diagonals[..., 1, :]
 
     def _to_dense(self):
         if self.diagonals_format == _MATRIX:
-            return tf.convert_to_tensor(self.diagonals)
+            return convert_to_tensor(self.diagonals)
         if self.diagonals_format == _COMPACT:
-            diagonals = tf.convert_to_tensor(self.diagonals)
+            diagonals = convert_to_tensor(self.diagonals)
             superdiag, diag, subdiag = diagonals[..., 0, :], diagonals[..., 1, :], diagonals[..., 2, :]
         else:
-            superdiag, diag, subdiag = [tf.convert_to_tensor(d) for d in self.diagonals]
-            bshape = tf.broadcast_dynamic_shape(tf.broadcast_dynamic_shape(tf.shape(superdiag), tf.shape(diag)),
-                                                tf.shape(subdiag))
-            superdiag, diag, subdiag = [tf.broadcast_to(d, bshape) for d in (superdiag, diag, subdiag)]
+            superdiag, diag, subdiag = [convert_to_tensor(d) for d in self.diagonals]
+            bshape = shape_utils.broadcast_dynamic_shape(
+                shape_utils.broadcast_dynamic_shape(shape_ops.shape(superdiag), shape_ops.shape(diag)),
+                shape_ops.shape(subdiag))
+            superdiag, diag, subdiag = [tiling_ops.broadcast_to(d, bshape) for d in (superdiag, diag, subdiag)]
         # TF: matrix_diag_v3(k=(-1, 1), align="LEFT_RIGHT"): the superdiagonal's last and the subdiagonal's first
         # entries are padding.
-        return (tf.linalg.diag(diag) + tf.linalg.diag(superdiag[..., :-1], k=1)
-                + tf.linalg.diag(subdiag[..., 1:], k=-1))
+        return (diag_ops.matrix_diag(diag) + diag_ops.matrix_diag(superdiag[..., :-1], k=1)
+                + diag_ops.matrix_diag(subdiag[..., 1:], k=-1))
 
 
 from dflow.ops.linalg import linear_operator_circulant as _circulant  # noqa: E402,F401 - registers the circulant operators

@@ -16,10 +16,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, register
 from dflow.framework.tensor_shape import broadcast_shapes
-from dflow.ops.array.constant_op import convert_to_tensor
 
 # -- dtype classes -------------------------------------------------------------------
 

@@ -12,10 +12,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import binary_inputs, convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.ops._common import array_module, broadcast_binary, same_as_input
-from dflow.ops.array.constant_op import binary_inputs, convert_to_tensor
+from dflow.kernels import array_module
+from dflow.ops._common import broadcast_binary, same_as_input
 
 _INTEGERS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
              dtypes.uint64)

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import IndexedSlices
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, colocate_with, name_scope
 from dflow.ops.array import array_ops, creation_ops, select_ops, shape_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.control_flow.control_flow_ops import identity
 from dflow.ops.math import math_ops, reduction_ops
 from dflow.ops.nn import nn_losses

@@ -18,10 +18,10 @@ import itertools
 import numpy as np
 
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.strings.string_ops import as_bytes, fingerprint64, fingerprint_cat64
 
 # -- Bucketize ----------------------------------------------------------------------------------

@@ -17,12 +17,13 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes
-from dflow.ops._common import array_module, invalid_argument
+from dflow.kernels import array_module
+from dflow.ops._common import invalid_argument
 from dflow.ops.array import array_ops, creation_ops, select_ops, tiling_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.math import math_ops, reduction_ops
 from dflow.ops.math._math_common import (
     _COMPLEX,

@@ -20,11 +20,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import gradient, not_differentiable, register
+from dflow.kernels import array_module
 from dflow.kernels import blas as _blas
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.control_flow.control_flow_ops import identity
 from dflow.ops.math._math_common import (  # noqa: F401 - also re-exported: select_ops, reduction_ops import them here
     _ALL,

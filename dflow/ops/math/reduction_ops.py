@@ -13,12 +13,12 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops.array import array_ops, creation_ops, tiling_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.array.index_args import host, kernel_ints, split_index_args
 from dflow.ops.array.select_ops import where_v2
 from dflow.ops.math.math_ops import (

@@ -21,12 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from dflow._api import tf_export
+from dflow.framework import dtypes
+from dflow.framework.composite import IndexedSlices
+from dflow.framework.constant_op import convert_to_tensor, register_tensor_conversion_function
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
+from dflow.framework.tensor import Tensor
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops._common import invalid_argument as _invalid
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.gather_ops import gather, gather_grad
 from dflow.ops.array.index_args import host, index_tensor, kernel_int, with_rank, with_rank_at_least
 from dflow.ops.array.shape_ops import shape as shape_of
@@ -340,3 +343,18 @@ def _segment_grad_kernel(data, segment_ids, output, grad, kind):
 
 register("SegmentReductionGrad", infer=_segment_grad_infer, kernel=_segment_grad_kernel, gpu=False)
 not_differentiable("SegmentReductionGrad")
+
+
+def _indexed_slices_to_tensor(value: IndexedSlices, dtype=None, name=None, as_ref=False):
+    """``IndexedSlices`` as a dense tensor: its rows summed into place (TF's ``_indexed_slices_to_tensor``)."""
+    if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
+        raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for IndexedSlices with "
+                         f"dtype {value.dtype.name}")
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")
+    with name_scope(name, "IndexedSlicesToDense"):
+        rows = value.dense_shape[0] if isinstance(value.dense_shape, Tensor) else shape_of(value.values)[0]
+        return unsorted_segment_sum(value.values, value.indices, rows)
+
+
+register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)

@@ -16,10 +16,10 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument
-from dflow.ops.array.constant_op import convert_to_tensor
 
 _SET_DTYPES = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.string)
 _OPERATIONS = {"a-b": lambda a, b: a - b, "b-a": lambda a, b: b - a, "intersection": lambda a, b: a & b,

@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 
 from dflow._api import tf_export
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import broadcast_shapes
 from dflow.kernels import bessel as bk
 from dflow.kernels import special as sk
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.math._math_common import (
     FLOAT_DTYPES,
     _binary_infer,

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor, convert_to_tensor_or_sparse_tensor
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.select_ops import where_v2
 from dflow.ops.control_flow.control_flow_ops import cond
 from dflow.ops.math import math_ops, reduction_ops

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.select_ops import where
 from dflow.ops.control_flow.control_flow_ops import identity
 from dflow.ops.math import math_ops, reduction_ops

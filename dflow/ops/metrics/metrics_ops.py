@@ -28,11 +28,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import GraphKeys, Tensor, control_dependencies, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.array.select_ops import where
 from dflow.ops.control_flow.control_flow_ops import identity
 from dflow.ops.math import math_ops, reduction_ops

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import constant_value
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import with_rank, with_rank_at_least  # noqa: F401 - shared rank checks
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)

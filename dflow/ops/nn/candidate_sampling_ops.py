@@ -31,11 +31,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors, file_io
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument as _invalid
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.random.random_ops import new_generator, seed_attrs
 
 _RESULTS: dict = {}  # op type -> the namedtuple TF1 returns (named after the op type)

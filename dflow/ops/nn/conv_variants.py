@@ -18,11 +18,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.shape_ops import expand_dims, squeeze
 from dflow.ops.nn import conv_ops
 from dflow.ops.nn._nn_util import FLOATS, as_tensor, with_rank

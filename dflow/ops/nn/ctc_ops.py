@@ -19,12 +19,13 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module, invalid_argument
+from dflow.kernels import array_module
+from dflow.ops._common import invalid_argument
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import host
 from dflow.ops.nn._nn_util import FLOATS, INTS, as_tensor
 

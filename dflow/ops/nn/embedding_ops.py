@@ -16,14 +16,25 @@ gradient override ``"EmbeddingGather"``.
 
 from __future__ import annotations
 
-import dflow as tf  # the public ops the lookups are built from
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import IndexedSlices, SparseTensor
-from dflow.framework.graph import get_default_graph, name_scope
+from dflow.framework.constant_op import constant, convert_to_tensor
+from dflow.framework.graph import colocate_with, get_default_graph, name_scope
 from dflow.framework.op_registry import RegisterGradient
 from dflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
-from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.array import (
+    array_ops,
+    creation_ops,
+    gather_ops,
+    partition_ops,
+    select_ops,
+    shape_ops,
+    slicing_ops,
+    tiling_ops,
+)
+from dflow.ops.control_flow import control_flow_ops
+from dflow.ops.math import clip_ops, math_ops, reduction_ops, segment_ops, sort_ops, unary_math_ops
 from dflow.ops.sparse.sparse_array_ops import sparse_retain
 from dflow.ops.sparse.sparse_ops import as_sparse, sparse_fill_empty_rows, sparse_reshape
 
@@ -34,17 +45,17 @@ _ROWS_GRADIENT = "EmbeddingGather"
 def _gather_rows_grad(op, grad):
     """TF1's ``GatherV2`` gradient for axis 0: the output gradient as rows of ``params``."""
     params, indices = op.inputs[0], op.inputs[1]
-    params_shape = tf.shape(params)
-    size = tf.expand_dims(tf.size(indices), 0)
-    values = tf.reshape(grad, tf.concat([size, params_shape[1:]], 0))
+    params_shape = shape_ops.shape(params)
+    size = shape_ops.expand_dims(shape_ops.size(indices), 0)
+    values = shape_ops.reshape(grad, array_ops.concat([size, params_shape[1:]], 0))
     values.set_shape(TensorShape([None]).concatenate(params.shape[1:]) if params.shape.ndims else unknown_shape())
-    return [IndexedSlices(values, tf.reshape(indices, size), params_shape)] + [None] * (len(op.inputs) - 1)
+    return [IndexedSlices(values, shape_ops.reshape(indices, size), params_shape)] + [None] * (len(op.inputs) - 1)
 
 
 def _gather_rows(params, ids, name=None):
     """``tf.gather(params, ids)`` whose gradient for ``params`` is an IndexedSlices."""
     with get_default_graph().gradient_override_map({"GatherV2": _ROWS_GRADIENT}):
-        return tf.gather(params, ids, name=name)
+        return gather_ops.gather(params, ids, name=name)
 
 
 def _clip(params, ids, max_norm):
@@ -55,8 +66,8 @@ def _clip(params, ids, max_norm):
     if ids_rank is not None and params_rank is not None:
         axes = list(range(ids_rank, params_rank))
     else:
-        axes = tf.range(tf.rank(ids), tf.rank(params))
-    return tf.clip_by_norm(params, max_norm, axes=axes)
+        axes = creation_ops.range(shape_ops.rank(ids), shape_ops.rank(params))
+    return clip_ops.clip_by_norm(params, max_norm, axes=axes)
 
 
 def _as_param_list(params, what: str) -> list:
@@ -90,11 +101,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         params = [p if isinstance(p, IndexedSlices) else convert_to_tensor(p, name="params") for p in params]
         ids = convert_to_tensor(ids, name="ids")
         if n == 1:
-            with tf.colocate_with(params[0]):
+            with colocate_with(params[0]):
                 result = _clip(_gather_rows(params[0], ids, name=name), ids, max_norm)
-            return tf.identity(result)
-        flat_ids = tf.reshape(ids, [-1])
-        original_indices = tf.range(tf.size(flat_ids))
+            return control_flow_ops.identity(result)
+        flat_ids = shape_ops.reshape(ids, [-1])
+        original_indices = creation_ops.range(shape_ops.size(flat_ids))
         if partition_strategy == "mod":
             assignments = flat_ids % n
             new_ids = flat_ids // n
@@ -107,31 +118,31 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             else:
                 sizes = []
                 for p in params:
-                    with tf.colocate_with(p):
-                        sizes.append(tf.shape(p)[0])
-                total = tf.reduce_sum(tf.cast(tf.stack(sizes), flat_ids.dtype))
+                    with colocate_with(p):
+                        sizes.append(shape_ops.shape(p)[0])
+                total = reduction_ops.reduce_sum(math_ops.cast(array_ops.stack(sizes), flat_ids.dtype))
             per = total // n
             extras = total % n
-            assignments = tf.maximum(flat_ids // (per + 1), (flat_ids - extras) // per)
-            in_extras = tf.cast(assignments < extras, flat_ids.dtype)
+            assignments = math_ops.maximum(flat_ids // (per + 1), (flat_ids - extras) // per)
+            in_extras = math_ops.cast(assignments < extras, flat_ids.dtype)
             new_ids = in_extras * (flat_ids % (per + 1)) + (1 - in_extras) * ((flat_ids - extras) % per)
-        assignments = tf.cast(assignments, dtypes.int32)
-        gather_ids = tf.dynamic_partition(new_ids, assignments, n)
-        pindices = tf.dynamic_partition(original_indices, assignments, n)
+        assignments = math_ops.cast(assignments, dtypes.int32)
+        gather_ids = partition_ops.dynamic_partition(new_ids, assignments, n)
+        pindices = partition_ops.dynamic_partition(original_indices, assignments, n)
         parts = []
         for p in range(n):
-            with tf.colocate_with(params[p]):
+            with colocate_with(params[p]):
                 parts.append(_gather_rows(params[p], gather_ids[p]))
-        ret = tf.dynamic_stitch(pindices, parts, name=name)
+        ret = partition_ops.dynamic_stitch(pindices, parts, name=name)
         element_shape = params[0].shape[1:]
         for p in params[1:]:
             element_shape = element_shape.merge_with(p.shape[1:])
         if element_shape.is_fully_defined():
             element_dims = constant(element_shape.as_list(), dtypes.int32)
         else:
-            with tf.colocate_with(params[0]):
-                element_dims = tf.shape(params[0])[1:]
-        ret = tf.reshape(ret, tf.concat([tf.shape(ids), element_dims], 0))
+            with colocate_with(params[0]):
+                element_dims = shape_ops.shape(params[0])[1:]
+        ret = shape_ops.reshape(ret, array_ops.concat([shape_ops.shape(ids), element_dims], 0))
         ret = _clip(ret, ids, max_norm)
         ret.set_shape(ids.shape.concatenate(element_shape))
         return ret
@@ -140,37 +151,37 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
 def _combine(params, segment_ids, sp_weights, ids, combiner, max_norm, partition_strategy, name):
     """TF1's ``embedding_lookup_sparse_impl``: look up the unique ids once, then combine per row."""
     if segment_ids.dtype is not dtypes.int32:
-        segment_ids = tf.cast(segment_ids, dtypes.int32)
-    ids, idx = tf.unique(ids)
+        segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+    ids, idx = sort_ops.unique(ids)
     embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
     if sp_weights is None:
-        fn = {"sum": tf.sparse.segment_sum, "mean": tf.sparse.segment_mean,
-              "sqrtn": tf.sparse.segment_sqrt_n}[combiner]
+        fn = {"sum": segment_ops.sparse_segment_sum, "mean": segment_ops.sparse_segment_mean,
+              "sqrtn": segment_ops.sparse_segment_sqrt_n}[combiner]
         return fn(embeddings, idx, segment_ids, name=name)
     weights = sp_weights.values
-    embeddings = tf.gather(embeddings, idx)
+    embeddings = gather_ops.gather(embeddings, idx)
     original_dtype = embeddings.dtype
     if embeddings.dtype is dtypes.float16:
-        embeddings = tf.cast(embeddings, dtypes.float32)
+        embeddings = math_ops.cast(embeddings, dtypes.float32)
     if weights.dtype is not embeddings.dtype:
-        weights = tf.cast(weights, embeddings.dtype)
-    ones = tf.ones(tf.expand_dims(tf.rank(embeddings) - 1, 0), dtype=dtypes.int32)
+        weights = math_ops.cast(weights, embeddings.dtype)
+    ones = creation_ops.ones(shape_ops.expand_dims(shape_ops.rank(embeddings) - 1, 0), dtype=dtypes.int32)
     static = weights.shape
-    weights = tf.reshape(weights, tf.concat([tf.shape(weights), ones], 0))
+    weights = shape_ops.reshape(weights, array_ops.concat([shape_ops.shape(weights), ones], 0))
     if embeddings.shape.ndims is not None:
         weights.set_shape(static.concatenate([1] * (embeddings.shape.ndims - 1)))
     embeddings = embeddings * weights
     if combiner == "sum":
-        embeddings = tf.segment_sum(embeddings, segment_ids, name=name)
+        embeddings = segment_ops.segment_sum(embeddings, segment_ids, name=name)
     elif combiner == "mean":
-        embeddings = tf.segment_sum(embeddings, segment_ids)
-        embeddings = tf.div_no_nan(embeddings, tf.segment_sum(weights, segment_ids), name=name)
+        embeddings = segment_ops.segment_sum(embeddings, segment_ids)
+        embeddings = math_ops.div_no_nan(embeddings, segment_ops.segment_sum(weights, segment_ids), name=name)
     else:
-        embeddings = tf.segment_sum(embeddings, segment_ids)
-        total = tf.segment_sum(tf.pow(weights, 2), segment_ids)
-        embeddings = tf.div_no_nan(embeddings, tf.sqrt(total), name=name)
+        embeddings = segment_ops.segment_sum(embeddings, segment_ids)
+        total = segment_ops.segment_sum(math_ops.pow(weights, 2), segment_ids)
+        embeddings = math_ops.div_no_nan(embeddings, unary_math_ops.sqrt(total), name=name)
     if embeddings.dtype is not original_dtype:
-        embeddings = tf.cast(embeddings, original_dtype)
+        embeddings = math_ops.cast(embeddings, original_dtype)
     return embeddings
 
 
@@ -207,9 +218,9 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
 
 
 def _prune_invalid_ids(sparse_ids, sparse_weights):
-    valid = tf.greater_equal(sparse_ids.values, 0)
+    valid = math_ops.greater_equal(sparse_ids.values, 0)
     if sparse_weights is not None:
-        valid = tf.logical_and(valid, tf.ones_like(sparse_weights.values, dtype=dtypes.bool))
+        valid = math_ops.logical_and(valid, creation_ops.ones_like(sparse_weights.values, dtype=dtypes.bool))
     sparse_ids = sparse_retain(sparse_ids, valid)
     if sparse_weights is not None:
         sparse_weights = sparse_retain(sparse_weights, valid)
@@ -218,7 +229,7 @@ def _prune_invalid_ids(sparse_ids, sparse_weights):
 
 def _prune_invalid_weights(sparse_ids, sparse_weights):
     if sparse_weights is not None:
-        valid = tf.greater(sparse_weights.values, 0)
+        valid = math_ops.greater(sparse_weights.values, 0)
         sparse_ids = sparse_retain(sparse_ids, valid)
         sparse_weights = sparse_retain(sparse_weights, valid)
     return sparse_ids, sparse_weights
@@ -250,11 +261,11 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         original_shape = sparse_ids.dense_shape
         rank_dim = sparse_ids.dense_shape.shape[0] if sparse_ids.dense_shape.shape.ndims else None
         rank_dim = rank_dim.value if isinstance(rank_dim, Dimension) else rank_dim
-        rank = tf.size(original_shape) if rank_dim is None else rank_dim
-        lead_size = tf.reshape(rank - 1, [1]) if rank_dim is None else [rank_dim - 1]
-        sparse_ids = sparse_reshape(sparse_ids, tf.stack([
-            tf.reduce_prod(tf.slice(original_shape, [0], lead_size)),
-            tf.gather(original_shape, rank - 1)]))
+        rank = shape_ops.size(original_shape) if rank_dim is None else rank_dim
+        lead_size = shape_ops.reshape(rank - 1, [1]) if rank_dim is None else [rank_dim - 1]
+        sparse_ids = sparse_reshape(sparse_ids, array_ops.stack([
+            reduction_ops.reduce_prod(slicing_ops.slice(original_shape, [0], lead_size)),
+            gather_ops.gather(original_shape, rank - 1)]))
         if sparse_weights is not None:
             sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values, sparse_ids.dense_shape)
         sparse_ids, sparse_weights = _prune_invalid_ids(sparse_ids, sparse_weights)
@@ -267,10 +278,12 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
                                          partition_strategy=partition_strategy,
                                          name=None if default_id is None else scope, max_norm=max_norm)
         if default_id is None:
-            is_row_empty = tf.tile(tf.reshape(is_row_empty, [-1, 1]), tf.stack([1, tf.shape(result)[1]]))
-            result = tf.where(is_row_empty, tf.zeros_like(result), result, name=scope)
-        final = tf.reshape(result, tf.concat([tf.slice(tf.cast(original_shape, dtypes.int32), [0], lead_size),
-                                              tf.slice(tf.shape(result), [1], [-1])], 0))
+            is_row_empty = tiling_ops.tile(shape_ops.reshape(is_row_empty, [-1, 1]),
+                                           array_ops.stack([1, shape_ops.shape(result)[1]]))
+            result = select_ops.where(is_row_empty, creation_ops.zeros_like(result), result, name=scope)
+        final = shape_ops.reshape(result, array_ops.concat(
+            [slicing_ops.slice(math_ops.cast(original_shape, dtypes.int32), [0], lead_size),
+             slicing_ops.slice(shape_ops.shape(result), [1], [-1])], 0))
         lead = unknown_shape() if rank_dim is None else TensorShape([None] * (rank_dim - 1))
         final.set_shape(lead.concatenate(result.shape[1:]))
         return final

@@ -24,7 +24,8 @@ from dflow.framework import dtypes, errors
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module, invalid_argument
+from dflow.kernels import array_module
+from dflow.ops._common import invalid_argument
 from dflow.ops.array.index_args import host
 from dflow.ops.nn._nn_util import as_tensor
 from dflow.ops.random.random_ops import new_generator

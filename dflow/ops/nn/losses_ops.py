@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import GraphKeys, Tensor, get_collection, get_default_graph, name_scope
 from dflow.ops.array import array_ops, shape_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.array.creation_ops import ones_like, zeros_like
 from dflow.ops.array.select_ops import where
 from dflow.ops.math import math_ops, reduction_ops

@@ -15,13 +15,14 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
+from dflow.kernels import array_module
 from dflow.kernels import blas as _blas
 from dflow.kernels import numba_loops as _numba
-from dflow.ops._common import array_module, same_as_input
+from dflow.ops._common import same_as_input
 from dflow.ops.array import array_ops, select_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.math import math_ops, reduction_ops
 from dflow.ops.nn._nn_util import FLOATS, REALS, as_tensor, check_dtype, resolve_axis, with_rank_at_least
 

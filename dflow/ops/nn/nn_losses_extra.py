@@ -15,10 +15,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import constant_value
 from dflow.ops.array import array_ops, select_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.math import math_ops, reduction_ops
 
 

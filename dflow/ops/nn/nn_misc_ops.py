@@ -9,9 +9,9 @@ reduction dimension. The ``quantized_*`` ops work on TF's quantized dtypes
 from __future__ import annotations
 
 from dflow._api import tf_export
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.math import math_ops
 from dflow.ops.math.sort_ops import top_k
 

@@ -19,7 +19,8 @@ from dflow.framework import errors
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module, invalid_argument
+from dflow.kernels import array_module
+from dflow.ops._common import invalid_argument
 from dflow.ops.array import array_ops
 from dflow.ops.math import math_ops
 from dflow.ops.nn._nn_util import REALS, as_tensor

@@ -23,13 +23,13 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, as_shape, broadcast_shapes, dimension_value
+from dflow.kernels import array_module
 from dflow.kernels import blas as _blas
-from dflow.ops._common import array_module
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.linalg import linalg_ops
 from dflow.ops.math import reduction_ops
 from dflow.ops.nn._nn_util import (

@@ -17,7 +17,8 @@ from dflow._api import tf_export
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module, invalid_argument
+from dflow.kernels import array_module
+from dflow.ops._common import invalid_argument
 from dflow.ops.array.index_args import INDEX_DTYPES, dims_str, index_arg, kernel_ints, split_index_args
 from dflow.ops.nn._nn_util import as_tensor
 
@@ -369,9 +370,9 @@ def batch_to_space(input, crops, block_size, name=None, block_shape=None) -> Ten
 @tf_export("required_space_to_batch_paddings")
 def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None) -> tuple:
     """``(paddings, crops)`` that make ``input_shape`` plus ``base_paddings`` divisible by ``block_shape``."""
+    from dflow.framework.constant_op import convert_to_tensor
     from dflow.framework.op_registry import constant_value
     from dflow.ops.array import array_ops
-    from dflow.ops.array.constant_op import convert_to_tensor
     from dflow.ops.math import math_ops
 
     with name_scope(name, "required_space_to_batch_paddings", [input_shape, block_shape]):

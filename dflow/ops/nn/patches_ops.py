@@ -13,12 +13,12 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import shape_from_tensor
 from dflow.ops.nn._nn_util import REALS, check_dtype, with_rank
 from dflow.ops.nn.conv_ops import _check_padding, _im2col, _outs, _spatial_pads, window_geometry, window_slices

@@ -23,14 +23,14 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape
+from dflow.kernels import array_module
 from dflow.kernels import blas as _blas
 from dflow.kernels import onednn as _onednn
-from dflow.ops._common import array_module
 from dflow.ops.array import array_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import shape_from_tensor
 from dflow.ops.nn._nn_util import FLOATS, REALS, check_dtype, with_rank
 from dflow.ops.nn.conv_ops import (

@@ -13,10 +13,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.kernels import array_module
 from dflow.ops.array.shape_ops import expand_dims, squeeze
 from dflow.ops.nn._nn_util import FLOATS, REALS, check_dtype, with_rank
 from dflow.ops.nn.conv_ops import _check_padding, get_sequence

@@ -31,12 +31,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument
 from dflow.ops.array import array_ops, gather_ops
-from dflow.ops.array.constant_op import constant
 from dflow.ops.ragged.ragged_tensor import RaggedTensor
 
 # -- the static view of a shape ----------------------------------------------------------

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.ops.array import array_ops, creation_ops, gather_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.math import math_ops, reduction_ops
 
 

@@ -10,9 +10,9 @@ Inner dense dimensions take any Tensor index.
 from __future__ import annotations
 
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.ops.array import array_ops, creation_ops, gather_ops, select_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.control_flow.control_flow_ops import control_dependencies
 from dflow.ops.math import math_ops
 

@@ -169,7 +169,7 @@ def _to_tensor_grad(op, grad):
 
 
 def _minus_one() -> Tensor:
-    from dflow.ops.array.constant_op import constant
+    from dflow.framework.constant_op import constant
 
     return constant(-1, dtypes.int32)
 

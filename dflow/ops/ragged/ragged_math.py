@@ -23,9 +23,9 @@ from __future__ import annotations
 import functools
 
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.ops.array import array_ops, gather_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.math import math_ops, reduction_ops, segment_ops
 from dflow.ops.ragged import ragged_concat_ops
 from dflow.ops.ragged.ragged_broadcast import broadcast_binary_op

@@ -13,12 +13,12 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor
+from dflow.framework.constant_op import constant as dense_constant
+from dflow.framework.constant_op import convert_to_tensor
+from dflow.framework.constant_op import placeholder as dense_placeholder
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops.array import array_ops, gather_ops
-from dflow.ops.array.constant_op import constant as dense_constant
-from dflow.ops.array.constant_op import convert_to_tensor
-from dflow.ops.array.constant_op import placeholder as dense_placeholder
 from dflow.ops.control_flow.control_flow_ops import control_dependencies
 from dflow.ops.math import counting_ops, math_ops, reduction_ops, sort_ops
 from dflow.ops.ragged import ragged_kernels

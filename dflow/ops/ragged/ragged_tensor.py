@@ -25,12 +25,12 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import CompositeTensor, SparseTensor
+from dflow.framework.constant_op import constant, convert_to_tensor, register_tensor_conversion_function
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.framework.type_spec import TensorSpec, TypeSpec
 from dflow.ops.array import array_ops, creation_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor, register_tensor_conversion_function
 from dflow.ops.control_flow.control_flow_ops import control_dependencies, with_dependencies
 from dflow.ops.math import counting_ops, math_ops, reduction_ops
 from dflow.ops.ragged import ragged_kernels

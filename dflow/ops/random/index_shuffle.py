@@ -19,11 +19,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument
-from dflow.ops.array.constant_op import convert_to_tensor
 
 _INDEX_DTYPES = frozenset({dtypes.int32, dtypes.uint32, dtypes.int64, dtypes.uint64})
 _MIN_BLOCK = 16

@@ -18,11 +18,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, get_default_graph, name_scope
 from dflow.framework.op_registry import not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.kernels import philox as _philox
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.math import math_ops
 from dflow.ops.random.random_ops import dims_of, shape_from_tensor, shape_tensor
 from dflow.ops.random.stateless_random_ops import Algorithm, _split_shape

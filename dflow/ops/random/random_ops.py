@@ -30,12 +30,12 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes, dimension_value, unknown_shape
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops.array import array_ops, select_ops, tiling_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.nn._nn_util import FLOATS, INTS, check_dtype, with_rank
 
 DEFAULT_GRAPH_SEED = 87654321

@@ -20,12 +20,12 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes
 from dflow.kernels import philox as _philox
 from dflow.ops._common import invalid_argument
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.random.random_ops import _float_dtype, dims_of, shape_from_tensor, shape_tensor
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)

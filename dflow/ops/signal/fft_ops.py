@@ -22,11 +22,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, gradient, register
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops._common import array_module
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.kernels import array_module
 from dflow.ops.array.index_args import index_arg, split_index_args
 
 _COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}

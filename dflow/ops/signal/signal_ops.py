@@ -17,12 +17,12 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
 from dflow.ops._common import invalid_argument
 from dflow.ops.array import array_ops, creation_ops, shape_ops, slicing_ops, tiling_ops
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import index_arg, split_index_args
 from dflow.ops.math import math_ops, reduction_ops
 from dflow.ops.signal import fft_ops

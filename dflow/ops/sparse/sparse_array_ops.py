@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-import dflow as tf  # the public ops these functions are built from
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import IndexedSlices, SparseTensor, _as_int64
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, control_dependencies, name_scope
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.array import array_ops, creation_ops, gather_ops, partition_ops, select_ops, shape_ops
+from dflow.ops.control_flow import control_flow_ops
+from dflow.ops.debugging import check_ops
+from dflow.ops.math import math_ops, reduction_ops
 from dflow.ops.sparse.sparse_ops import as_sparse, rank_of, sparse_reorder, sparse_tensor_to_dense
 
 
@@ -31,9 +34,9 @@ def from_dense(tensor, name=None) -> SparseTensor:
     """
     with name_scope(name, "dense_to_sparse", [tensor]):
         t = convert_to_tensor(tensor)
-        indices = tf.where(tf.not_equal(t, tf.zeros_like(t)))
-        values = tf.gather_nd(t, indices)
-        shape = tf.shape(t, out_type=dtypes.int64)
+        indices = select_ops.where(math_ops.not_equal(t, creation_ops.zeros_like(t)))
+        values = gather_ops.gather_nd(t, indices)
+        shape = shape_ops.shape(t, out_type=dtypes.int64)
         return SparseTensor(indices, values, shape)
 
 
@@ -48,11 +51,11 @@ def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None) -> S
     with name_scope(name, "eye", [num_rows, num_columns]):
         rows = _as_int64(num_rows, "num_rows")
         cols = rows if num_columns is None else _as_int64(num_columns, "num_columns")
-        diag = tf.minimum(rows, cols)
-        idx = tf.range(diag)
-        indices = tf.stack([idx, idx], axis=1)
-        values = tf.ones(tf.expand_dims(diag, 0), dtype=dtype)
-        return SparseTensor(indices, values, tf.stack([rows, cols]))
+        diag = math_ops.minimum(rows, cols)
+        idx = creation_ops.range(diag)
+        indices = array_ops.stack([idx, idx], axis=1)
+        values = creation_ops.ones(shape_ops.expand_dims(diag, 0), dtype=dtype)
+        return SparseTensor(indices, values, array_ops.stack([rows, cols]))
 
 
 @tf_export("sparse.expand_dims")
@@ -73,12 +76,12 @@ def sparse_expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
             ax = int(axis) if axis >= 0 else int(axis) + rank + 1
         else:
             axis_t = _as_int64(axis, "axis")
-            r = tf.cast(tf.shape(sp.dense_shape)[0], dtypes.int64)
-            ax = tf.where(axis_t >= 0, axis_t, axis_t + r + 1)
-        column = tf.zeros(tf.stack([tf.shape(sp.indices, out_type=dtypes.int64)[0],
+            r = math_ops.cast(shape_ops.shape(sp.dense_shape)[0], dtypes.int64)
+            ax = select_ops.where(axis_t >= 0, axis_t, axis_t + r + 1)
+        column = creation_ops.zeros(array_ops.stack([shape_ops.shape(sp.indices, out_type=dtypes.int64)[0],
                                                   constant(1, dtypes.int64)]), dtype=dtypes.int64)
-        indices = tf.concat([sp.indices[:, :ax], column, sp.indices[:, ax:]], axis=1)
-        shape = tf.concat([sp.dense_shape[:ax], constant([1], dtypes.int64), sp.dense_shape[ax:]], 0)
+        indices = array_ops.concat([sp.indices[:, :ax], column, sp.indices[:, ax:]], axis=1)
+        shape = array_ops.concat([sp.dense_shape[:ax], constant([1], dtypes.int64), sp.dense_shape[ax:]], 0)
         return SparseTensor(indices, sp.values, shape)
 
 
@@ -96,8 +99,9 @@ def sparse_retain(sp_input, to_retain) -> SparseTensor:
     if keep.shape.ndims not in (None, 1):
         raise ValueError(f"to_retain must be a vector, got shape {keep.shape}")
     keep.shape.merge_with(TensorShape([sp.values.shape[0] if sp.values.shape.ndims else None]))
-    where = tf.reshape(tf.where(keep), [-1])
-    out = SparseTensor(tf.gather(sp.indices, where), tf.gather(sp.values, where), tf.identity(sp.dense_shape))
+    where = shape_ops.reshape(select_ops.where(keep), [-1])
+    out = SparseTensor(gather_ops.gather(sp.indices, where), gather_ops.gather(sp.values, where),
+                       control_flow_ops.identity(sp.dense_shape))
     out._static_shape = sp._static_shape
     return out
 
@@ -115,7 +119,7 @@ def sparse_reset_shape(sp_input, new_shape=None) -> SparseTensor:
     sp = as_sparse(sp_input)
     indices, values = sp.indices, sp.values
     if new_shape is None:
-        shape = tf.reduce_max(indices, axis=0) + 1
+        shape = reduction_ops.reduce_max(indices, axis=0) + 1
         return SparseTensor(indices, values, shape)
     new = _as_int64(new_shape, "new_shape")
     old_rank, new_rank = rank_of(sp.dense_shape), rank_of(new)
@@ -129,13 +133,13 @@ def sparse_reset_shape(sp_input, new_shape=None) -> SparseTensor:
             raise ValueError("Requested new_shape should be >= the old shape, in every dimension: "
                              f"{np.asarray(const_new).tolist()} vs {old_static.as_list()}")
         return SparseTensor(indices, values, new)
-    check = tf.assert_equal(tf.shape(new), tf.shape(sp.dense_shape),
+    check = check_ops.assert_equal(shape_ops.shape(new), shape_ops.shape(sp.dense_shape),
                                    message="new_shape must have the rank of sp_input")
     with control_dependencies([check]):
-        ok = tf.assert_less_equal(sp.dense_shape, new,
+        ok = check_ops.assert_less_equal(sp.dense_shape, new,
                                          message="Requested new_shape should be >= the old shape")
     with control_dependencies([ok]):
-        new = tf.identity(new)
+        new = control_flow_ops.identity(new)
     return SparseTensor(indices, values, new)
 
 
@@ -153,11 +157,11 @@ def sparse_merge_impl(sp_ids, sp_values, vocab_size, name=None, already_sorted=F
         for s in sp_ids:
             if s.dtype not in (dtypes.int32, dtypes.int64):
                 raise TypeError(f"sp_ids.values.dtype must be int32 or int64, got {s.dtype.name}")
-            ids.append(tf.cast(s.values, dtypes.int64) if s.dtype is dtypes.int32 else s.values)
+            ids.append(math_ops.cast(s.values, dtypes.int64) if s.dtype is dtypes.int32 else s.values)
         preserved = sp_ids[0].indices[:, :-1]
-        new_indices = tf.concat([preserved] + [tf.expand_dims(i, 1) for i in ids], 1)
-        sizes = [tf.cast(_as_int64(v, "vocab_size"), dtypes.int64) for v in vocab_size]
-        new_shape = tf.concat([sp_ids[0].dense_shape[:-1], tf.stack(sizes)], 0)
+        new_indices = array_ops.concat([preserved] + [shape_ops.expand_dims(i, 1) for i in ids], 1)
+        sizes = [math_ops.cast(_as_int64(v, "vocab_size"), dtypes.int64) for v in vocab_size]
+        new_shape = array_ops.concat([sp_ids[0].dense_shape[:-1], array_ops.stack(sizes)], 0)
         result = SparseTensor(new_indices, sp_values.values, new_shape)
         if already_sorted:
             return result
@@ -189,8 +193,8 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
     """
     sp = as_sparse(sp_input)
     with name_scope(name, "SparseToIndicator", [sp.indices, sp.values]) as scope:
-        n = tf.shape(sp.indices)[0]
-        flags = tf.fill(tf.expand_dims(n, 0), True)
+        n = shape_ops.shape(sp.indices)[0]
+        flags = creation_ops.fill(shape_ops.expand_dims(n, 0), True)
         merged = sparse_merge_impl(sp, SparseTensor(sp.indices, flags, sp.dense_shape), vocab_size)
         return sparse_tensor_to_dense(merged, default_value=False, validate_indices=False, name=scope)
 
@@ -210,16 +214,16 @@ def sparse_transpose(sp_input, perm=None, name=None) -> SparseTensor:
             if rank is not None:
                 perm = list(range(rank - 1, -1, -1))
             else:
-                r = tf.shape(sp.dense_shape)[0]
-                perm = tf.range(r - 1, -1, -1)
-        indices = tf.transpose(tf.gather(tf.transpose(sp.indices), perm))
+                r = shape_ops.shape(sp.dense_shape)[0]
+                perm = creation_ops.range(r - 1, -1, -1)
+        indices = shape_ops.transpose(gather_ops.gather(shape_ops.transpose(sp.indices), perm))
         perm_value = constant_value(perm) if isinstance(perm, Tensor) else np.asarray(perm)
         static = sp.shape
         if perm_value is not None and static.is_fully_defined():
             dims = static.as_list()
             shape = constant([dims[int(p)] for p in np.asarray(perm_value).reshape(-1)], dtypes.int64)
         else:
-            shape = tf.gather(sp.dense_shape, perm)
+            shape = gather_ops.gather(sp.dense_shape, perm)
         return sparse_reorder(SparseTensor(indices, sp.values, shape))
 
 
@@ -237,5 +241,5 @@ def sparse_mask(a, mask_indices, name=None) -> IndexedSlices:
     with name_scope(name, "sparse_mask", [a.values, a.indices]) as scope:
         indices = a.indices
         mask = convert_to_tensor(mask_indices, dtype=indices.dtype, name="mask_indices")
-        out_indices, to_gather = tf.setdiff1d(indices, mask)
-        return IndexedSlices(tf.gather(a.values, to_gather, name=scope), out_indices, a.dense_shape)
+        out_indices, to_gather = partition_ops.setdiff1d(indices, mask)
+        return IndexedSlices(gather_ops.gather(a.values, to_gather, name=scope), out_indices, a.dense_shape)

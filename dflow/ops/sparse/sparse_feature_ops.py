@@ -10,15 +10,15 @@ import itertools
 
 import numpy as np
 
-import dflow as tf  # the public ops, used to cast inputs
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor, SparseTensorValue
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, constant_value, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument as _invalid
-from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.math import math_ops
 from dflow.ops.math.feature_ops import DEFAULT_HASH_KEY, _entry_hash
 from dflow.ops.sparse.sparse_ops import as_sparse, host_shape, rank_of
 from dflow.ops.strings.string_ops import as_bytes, fingerprint_cat64
@@ -218,9 +218,9 @@ def _cross_inputs(inputs) -> tuple[list, int]:
             dense.append(convert_to_tensor(x))
     flat = []
     for s in sparse:
-        vals = s.values if s.dtype is not dtypes.int32 else tf.cast(s.values, dtypes.int64)
+        vals = s.values if s.dtype is not dtypes.int32 else math_ops.cast(s.values, dtypes.int64)
         flat += [s.indices, vals, s.dense_shape]
-    flat += [d if d.dtype is not dtypes.int32 else tf.cast(d, dtypes.int64) for d in dense]
+    flat += [d if d.dtype is not dtypes.int32 else math_ops.cast(d, dtypes.int64) for d in dense]
     return flat, len(sparse)
 
 

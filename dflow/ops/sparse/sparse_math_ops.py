@@ -16,15 +16,15 @@ import functools
 
 import numpy as np
 
-import dflow as tf  # the public ops, used by gradient rules
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.composite import SparseTensor, SparseTensorValue
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument as _invalid
-from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.array import creation_ops, gather_ops, shape_ops
 from dflow.ops.array.index_args import host
 from dflow.ops.sparse.sparse_ops import as_sparse, host_shape, index_str, lex_order, match_rows, rank_of
 
@@ -132,7 +132,7 @@ register("SparseTensorDenseAdd", infer=_dense_add_infer, kernel=_dense_add_kerne
 
 @gradient("SparseTensorDenseAdd")
 def _dense_add_grad(op, grad):
-    return [None, tf.gather_nd(grad, op._inputs[0]), None, grad]
+    return [None, gather_ops.gather_nd(grad, op._inputs[0]), None, grad]
 
 
 @tf_export("sparse.add", "sparse_add")
@@ -345,7 +345,7 @@ def _reduce_api(op_type: str, sparse_output: bool, doc: str):
             if axis is None:
                 rank = rank_of(sp.dense_shape)
                 axes = constant(np.arange(rank, dtype=np.int32), name="reduction_axes") if rank is not None \
-                    else tf.range(0, tf.shape(sp.dense_shape)[0])
+                    else creation_ops.range(0, shape_ops.shape(sp.dense_shape)[0])
             else:
                 axes = convert_to_tensor(axis, dtype=dtypes.int32, name="reduction_axes")
             op = apply_op(op_type, [sp.indices, sp.values, sp.dense_shape, axes], {"keep_dims": bool(keepdims)},

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 
-import dflow as tf  # the public ops, used by gradient rules
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor, SparseTensorValue
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument as _invalid
-from dflow.ops.array.constant_op import convert_to_tensor
+from dflow.ops.array import gather_ops, shape_ops
+from dflow.ops.linalg import linalg_ops
+from dflow.ops.math import math_ops, reduction_ops
 from dflow.ops.sparse.sparse_ops import as_sparse, host_shape, index_str
 
 # -- SparseTensorDenseMatMul ---------------------------------------------------------------------------
@@ -76,11 +78,11 @@ def _spmm_grad(op, grad):
     b_grad = apply_op("SparseTensorDenseMatMul", [a_indices, a_values, a_shape, grad],
                       {"adjoint_a": not adj_a, "adjoint_b": False}).outputs[0]
     if adj_b:
-        b_grad = tf.transpose(b_grad)
+        b_grad = shape_ops.transpose(b_grad)
     rows, cols = a_indices[:, 0], a_indices[:, 1]
-    parts_a = tf.gather(grad, cols if adj_a else rows)
-    parts_b = tf.gather(tf.transpose(b) if adj_b else b, rows if adj_a else cols)
-    a_values_grad = tf.reduce_sum(parts_a * parts_b, axis=1)
+    parts_a = gather_ops.gather(grad, cols if adj_a else rows)
+    parts_b = gather_ops.gather(shape_ops.transpose(b) if adj_b else b, rows if adj_a else cols)
+    a_values_grad = reduction_ops.reduce_sum(parts_a * parts_b, axis=1)
     return [None, a_values_grad, None, b_grad]
 
 
@@ -96,8 +98,8 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
     """
     if isinstance(b, (SparseTensor, SparseTensorValue)) and not isinstance(sp_a, (SparseTensor, SparseTensorValue)):
         # A @ B = (B' @ A')'
-        return tf.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a=not adjoint_b, adjoint_b=not adjoint_a,
-                                                       name=name))
+        return shape_ops.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a=not adjoint_b, adjoint_b=not adjoint_a,
+                                                              name=name))
     sp = as_sparse(sp_a, "sp_a")
     with name_scope(name, "SparseTensorDenseMatMul", [sp.indices, sp.values, b]):
         b = convert_to_tensor(b, dtype=sp.dtype, name="b")
@@ -140,16 +142,18 @@ def _sparse_matmul_grad(op, grad):
     a, b = op._inputs
     ta, tb = op._attrs["transpose_a"], op._attrs["transpose_b"]
     if not ta and not tb:
-        ga, gb = tf.matmul(grad, tf.cast(b, grad.dtype), transpose_b=True), \
-            tf.matmul(tf.cast(a, grad.dtype), grad, transpose_a=True)
+        ga, gb = linalg_ops.matmul(grad, math_ops.cast(b, grad.dtype), transpose_b=True), \
+            linalg_ops.matmul(math_ops.cast(a, grad.dtype), grad, transpose_a=True)
     elif not ta and tb:
-        ga, gb = tf.matmul(grad, tf.cast(b, grad.dtype)), tf.matmul(grad, tf.cast(a, grad.dtype), transpose_a=True)
+        ga, gb = linalg_ops.matmul(grad, math_ops.cast(b, grad.dtype)), \
+            linalg_ops.matmul(grad, math_ops.cast(a, grad.dtype), transpose_a=True)
     elif ta and not tb:
-        ga, gb = tf.matmul(tf.cast(b, grad.dtype), grad, transpose_b=True), tf.matmul(tf.cast(a, grad.dtype), grad)
+        ga, gb = linalg_ops.matmul(math_ops.cast(b, grad.dtype), grad, transpose_b=True), \
+            linalg_ops.matmul(math_ops.cast(a, grad.dtype), grad)
     else:
-        ga, gb = tf.matmul(tf.cast(b, grad.dtype), grad, transpose_a=True, transpose_b=True), \
-            tf.matmul(grad, tf.cast(a, grad.dtype), transpose_a=True, transpose_b=True)
-    return [tf.cast(ga, a.dtype), tf.cast(gb, b.dtype)]
+        ga, gb = linalg_ops.matmul(math_ops.cast(b, grad.dtype), grad, transpose_a=True, transpose_b=True), \
+            linalg_ops.matmul(grad, math_ops.cast(a, grad.dtype), transpose_a=True, transpose_b=True)
+    return [math_ops.cast(ga, a.dtype), math_ops.cast(gb, b.dtype)]
 
 
 @tf_export("sparse_matmul")

@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
-import dflow as tf  # the public ops, used by the functions TF1 writes in Python
 from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import SparseTensor, SparseTensorValue, _as_int64
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
 from dflow.ops._common import invalid_argument as _invalid
-from dflow.ops.array.constant_op import constant, convert_to_tensor
+from dflow.ops.array import array_ops, gather_ops, shape_ops
 from dflow.ops.array.index_args import host
+from dflow.ops.control_flow import control_flow_ops
+from dflow.ops.math import reduction_ops
 
 # -- shared helpers ---------------------------------------------------------------------------------
 
@@ -168,12 +170,12 @@ def _to_dense_grad(op, grad):
     values_grad = apply_op("GatherNd", [grad, indices], {"batch_dims": 0}).outputs[0] \
         if indices.shape.ndims == 2 else _gather_nd_any(grad, indices)
     if op._inputs[2].shape.ndims == 0:
-        values_grad = tf.reduce_sum(values_grad)
-    return [None, None, values_grad, tf.reduce_sum(grad) - tf.reduce_sum(values_grad)]
+        values_grad = reduction_ops.reduce_sum(values_grad)
+    return [None, None, values_grad, reduction_ops.reduce_sum(grad) - reduction_ops.reduce_sum(values_grad)]
 
 
 def _gather_nd_any(grad, indices):
-    return tf.gather_nd(grad, tf.reshape(indices, [-1, 1]))
+    return gather_ops.gather_nd(grad, shape_ops.reshape(indices, [-1, 1]))
 
 
 @tf_export("sparse_to_dense")
@@ -335,8 +337,8 @@ def sparse_reshape(sp_input, shape, name=None) -> SparseTensor:
             except Exception as e:  # noqa: BLE001 - the kernel's error becomes TF1's graph-time ValueError
                 raise ValueError(f"Cannot reshape a tensor with {in_shape.num_elements()} elements to shape "
                                  f"{np.asarray(known).reshape(-1).tolist()}: {e.message}") from None
-            return SparseTensor(op.outputs[0], tf.identity(sp.values), constant(full, dtypes.int64))
-        return SparseTensor(op.outputs[0], tf.identity(sp.values), op.outputs[1])
+            return SparseTensor(op.outputs[0], control_flow_ops.identity(sp.values), constant(full, dtypes.int64))
+        return SparseTensor(op.outputs[0], control_flow_ops.identity(sp.values), op.outputs[1])
 
 
 # -- SparseSlice --------------------------------------------------------------------------------------
@@ -465,7 +467,7 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     with name_scope(name, "SparseConcat", [s.indices for s in sps]) as scope:
         shapes = [s.dense_shape for s in sps]
         if expand_nonconcat_dim:
-            max_shape = tf.reduce_max(tf.stack(shapes), axis=0)
+            max_shape = reduction_ops.reduce_max(array_ops.stack(shapes), axis=0)
             shapes = []
             for s in sps:
                 rank = rank_of(s.dense_shape)
@@ -474,7 +476,7 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
                 ax = axis + rank if axis < 0 else axis
                 parts = [max_shape[:ax], s.dense_shape[ax:ax + 1], max_shape[ax + 1:]]
 
-                shapes.append(tf.concat(parts, 0))
+                shapes.append(array_ops.concat(parts, 0))
         inputs = [s.indices for s in sps] + [s.values for s in sps] + shapes
         op = apply_op("SparseConcat", inputs, {"concat_dim": axis, "N": len(sps)}, name=scope)
     known = [constant_value(t) for t in shapes]

@@ -38,10 +38,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import colocate_with, device, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.state.accumulator_state import REDUCTION_TYPES, AccumulatorState
 from dflow.ops.state.data_flow_ops import named_resource_kernel, resource_key
 

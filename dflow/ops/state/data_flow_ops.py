@@ -31,10 +31,10 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, colocate_with, control_dependencies, device, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.random.random_ops import get_seed, new_generator
 from dflow.ops.state.queue_state import (
     PaddingFIFOQueueState,

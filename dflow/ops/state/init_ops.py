@@ -28,8 +28,8 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import constant
 from dflow.framework.tensor_shape import as_shape
-from dflow.ops.array.constant_op import constant
 from dflow.ops.array.creation_ops import ones, zeros
 from dflow.ops.array.shape_ops import reshape
 from dflow.ops.array.slicing_ops import slice as slice_

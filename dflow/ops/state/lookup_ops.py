@@ -19,9 +19,9 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import GraphKeys, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.strings.string_ops import as_bytes, fingerprint64
 
 

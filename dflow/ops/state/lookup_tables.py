@@ -28,10 +28,10 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors, file_io
 from dflow.framework.composite import SparseTensor
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import GraphKeys, add_to_collection, colocate_with, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.state.data_flow_ops import named_resource_kernel, resource_key
 from dflow.ops.strings.string_ops import as_bytes
 

@@ -165,8 +165,8 @@ class PartitionedVariable:
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Assigns the slices of ``value`` to the parts; returns the group of assigns (or the parts' values)."""
+        from dflow.framework.constant_op import convert_to_tensor
         from dflow.ops.array.array_ops import split
-        from dflow.ops.array.constant_op import convert_to_tensor
         from dflow.ops.control_flow.control_flow_ops import group
 
         value = convert_to_tensor(value, dtype=self._dtype)
@@ -314,7 +314,7 @@ def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float
 
 
 def _register() -> None:
-    from dflow.ops.array.constant_op import register_tensor_conversion_function
+    from dflow.framework.constant_op import register_tensor_conversion_function
     from dflow.ops.state.variables import Variable
 
     register_tensor_conversion_function(PartitionedVariable, _to_tensor)

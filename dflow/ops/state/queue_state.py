@@ -53,7 +53,7 @@ def _dims(shape) -> str:
 
 def _context(ctx):
     if ctx is None:  # called outside a run (tests, an actor): no deadline
-        from dflow.sessions.run_context import RunContext
+        from dflow.framework.run_context import RunContext
 
         return RunContext()
     return ctx

@@ -26,13 +26,13 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import placeholder
 from dflow.framework.device_spec import DeviceSpec
 from dflow.framework.graph import Tensor, colocate_with, device
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.array.constant_op import placeholder
+from dflow.ops.state.resources import SessionResources, _frozen
 from dflow.placement.placer import LOCAL_CPU
-from dflow.sessions.resources import SessionResources, _frozen
 
 STORE_KEY = ("session_tensor_handles",)  # the store's key in a SessionResources
 HANDLE_OP_TYPES = ("GetSessionHandle",)  # fetching their output gives a TensorHandle (TF also has the V2 op,

@@ -22,10 +22,10 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.composite import IndexedSlices
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.state.accumulator_ops import (
     ConditionalAccumulatorBase,
     _accumulator_lookup,

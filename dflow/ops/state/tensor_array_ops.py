@@ -22,12 +22,13 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, control_dependencies, name_scope
 from dflow.framework.op_registry import apply_op, constant_value, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, as_shape
-from dflow.ops._common import array_module
+from dflow.framework.type_spec import TypeSpec
+from dflow.kernels import array_module
 from dflow.ops._common import invalid_argument as _invalid
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.array.index_args import kernel_int, kernel_ints
 from dflow.ops.control_flow.control_flow_ops import identity
 from dflow.ops.state import tensor_array_state as state
@@ -497,6 +498,11 @@ class TensorArray:
         g._clear_after_read = False
         return g
 
+    @property
+    def _type_spec(self) -> TensorArraySpec:
+        """What ``tf.type_spec_from_value`` gives for this array."""
+        return TensorArraySpec(self.element_shape, self.dtype, self.dynamic_size, True)
+
     def close(self, name: str | None = None):
         """Closes the array (an op with no outputs; dflow frees elements with their last flow)."""
         return apply_op("TensorArrayCloseV3", [self._handle], name=name or "TensorArrayCloseV3")
@@ -506,3 +512,24 @@ def is_tensor_array(value) -> bool:
     """Whether ``value`` is a TensorArray (``while_loop`` carries those by their flow)."""
     return isinstance(value, TensorArray)
 
+
+@tf_export("TensorArraySpec")
+class TensorArraySpec(TypeSpec):
+    """The element shape, dtype and growth rules of a ``TensorArray``."""
+
+    def __init__(self, element_shape=None, dtype=dtypes.float32, dynamic_size=False, infer_shape=True):
+        self._element_shape = as_shape(element_shape)
+        self._dtype = dtypes.as_dtype(dtype)
+        self._dynamic_size = dynamic_size
+        self._infer_shape = infer_shape
+
+    @property
+    def value_type(self):
+        return TensorArray
+
+    def _serialize(self) -> tuple:
+        return (self._element_shape, self._dtype, self._dynamic_size, self._infer_shape)
+
+    def __repr__(self):
+        return f"TensorArraySpec({self._element_shape!r}, tf.{self._dtype.name}, {self._dynamic_size}, " \
+               f"{self._infer_shape})"

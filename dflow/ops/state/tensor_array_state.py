@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dflow.ops._common import array_module
+from dflow.kernels import array_module
 from dflow.ops._common import invalid_argument as _invalid
 from dflow.ops.array.index_args import dims_str
 

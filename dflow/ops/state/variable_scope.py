@@ -194,9 +194,9 @@ class _VariableStore:
 
     def _get_partitioned_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
                                   validate_shape, constraint, use_resource, partitioner):
+        from dflow.framework.constant_op import convert_to_tensor
         from dflow.framework.graph import Tensor
         from dflow.ops.array.array_ops import slice as slice_
-        from dflow.ops.array.constant_op import convert_to_tensor
         from dflow.ops.state import partitioned_variables as pv
 
         if isinstance(initializer, type):

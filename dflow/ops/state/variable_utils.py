@@ -11,8 +11,12 @@ from __future__ import annotations
 import enum
 
 from dflow._api import tf_export
+from dflow.framework import errors
 from dflow.framework.graph import GraphKeys, colocate_with, get_default_graph
-from dflow.framework.op_registry import apply_op
+from dflow.framework.op_registry import apply_op, not_differentiable, register
+from dflow.framework.tensor import Tensor
+from dflow.framework.tensor_shape import TensorShape
+from dflow.ops.state.variables import Variable, _state
 
 
 @tf_export("VariableAggregation")
@@ -59,9 +63,40 @@ def assert_variables_initialized(var_list=None):
     return ranks[0] if len(ranks) == 1 else stack(ranks)
 
 
+# -- CountUpTo: the epoch counter of tf.train.limit_epochs and tf.count_up_to -----------------------------
+
+
+def _count_up_to_kernel(op, resources):
+    var_op, limit = op._attrs["var"], op._attrs["limit"]
+    state = _state(op, var_op, resources)
+
+    def kernel():
+        before = []
+
+        def bump(value):
+            if value >= limit:
+                raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+            before.append(value)
+            return value + 1
+
+        state.update(bump)
+        return before[0]
+
+    return kernel
+
+
+register("CountUpTo", infer=lambda op: [(op._attrs["var"]._attrs["dtype"], TensorShape([]))],
+         make_kernel=_count_up_to_kernel, stateful=True, gpu=False)
+not_differentiable("CountUpTo")
+
+
+def _count_up_to(var: Variable, limit: int, name="CountUpTo") -> Tensor:
+    """Increments ``var`` and returns its value before; ``OutOfRangeError`` once it reached ``limit``."""
+    with colocate_with(var.op):
+        return apply_op("CountUpTo", [], {"var": var.op, "limit": int(limit)}, name=name).outputs[0]
+
+
 @tf_export("count_up_to")
 def count_up_to(ref, limit, name=None):
     """Increments integer variable ``ref`` and returns its value before; ``OutOfRangeError`` at ``limit``."""
-    from dflow.train.input import _count_up_to
-
     return _count_up_to(ref, limit, name=name or "CountUpTo")

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import dtypes, errors, mode
+from dflow.framework import dtypes, errors, mode, tensor_util
 from dflow.framework import op_registry as _registry
+from dflow.framework.constant_op import convert_to_tensor, register_tensor_conversion_function
 from dflow.framework.graph import (
     GraphKeys,
     Operation,
@@ -34,11 +35,10 @@ from dflow.framework.graph import (
 )
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, as_shape
-from dflow.ops.array.constant_op import convert_to_tensor, register_tensor_conversion_function
 from dflow.ops.state import variable_defs
+from dflow.ops.state.resources import update_in_place
 from dflow.ops.state.variable_creators import VariableMeta
 from dflow.ops.state.variable_defs import VariableDef  # noqa: F401 - where TF code may look for it
-from dflow.sessions.resources import update_in_place
 
 
 def _key(op: Operation) -> tuple:
@@ -668,8 +668,8 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     Each variable is checked by an op colocated with it (on a cluster, on the
     worker that holds it), as TF1 does.
     """
+    from dflow.framework.constant_op import constant
     from dflow.ops.array import array_ops
-    from dflow.ops.array.constant_op import constant
     from dflow.ops.math import math_ops
 
     if var_list is None:
@@ -681,3 +681,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         initialized = array_ops.stack([is_variable_initialized(op) for op in var_ops])
         names = constant([op.name for op in var_ops], dtype=dtypes.string)
         return array_ops.boolean_mask(names, math_ops.logical_not(initialized), name=scope)
+
+
+tensor_util.register_tensor_like_type(Variable)  # tf.is_tensor(v) is True, as in TF

@@ -20,9 +20,9 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.ops.array.constant_op import convert_to_tensor
 
 # -- FarmHash Fingerprint64 (farmhashna::Hash64) ---------------------------------------
 

@@ -19,11 +19,11 @@ import numpy as np
 
 from dflow._api import tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, constant_value, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes
 from dflow.ops._common import invalid_argument, same_as_input
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.debugging.summarize import summarize_v2
 from dflow.ops.strings.string_ops import as_bytes, map_strings, string_input
 

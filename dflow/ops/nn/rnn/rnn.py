@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, nest
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, control_dependencies, name_scope
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape, as_shape, dimension_value
 from dflow.ops.array import array_ops, creation_ops, select_ops, shape_ops, slicing_ops
-from dflow.ops.array.constant_op import constant, convert_to_tensor
 from dflow.ops.control_flow import control_flow_ops
 from dflow.ops.debugging.logging_ops import Assert
 from dflow.ops.math import math_ops, reduction_ops

@@ -28,11 +28,12 @@ import re
 from dflow import _api
 from dflow._api import tf_export
 from dflow.framework import dtypes, nest
+from dflow.framework.constant_op import constant
 from dflow.framework.graph import Tensor, get_default_graph, name_scope
+from dflow.framework.object_names import unique_layer_name
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.ops.array import array_ops, creation_ops, shape_ops
-from dflow.ops.array.constant_op import constant
 from dflow.ops.math import unary_math_ops
 from dflow.ops.state.partitioned_variables import PartitionedVariable
 from dflow.ops.state.variable_scope import get_variable, get_variable_scope, variable_scope
@@ -47,8 +48,6 @@ def _snake_case(name: str) -> str:
 def _unique_layer_name(base: str) -> str:
     """The per-graph layer names TF 2.15 gives cells: ``lstm_cell_1``, ``lstm_cell_2``, ... (its
     Keras base picks a name twice, so the first is ``_1``)."""
-    from dflow.layers.base import unique_layer_name
-
     return unique_layer_name(base)  # one counter per graph for cells and tf.layers, as Keras's
 
 
@@ -252,7 +251,7 @@ class RNNCell:
     # -- states -------------------------------------------------------------------------
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
         if inputs is not None:
-            from dflow.ops.array.constant_op import convert_to_tensor
+            from dflow.framework.constant_op import convert_to_tensor
 
             inputs = convert_to_tensor(inputs, name="inputs")
             static_batch = inputs.shape.as_list()[0] if inputs.shape.ndims else None

@@ -18,10 +18,10 @@ import numbers
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, nest
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import device, name_scope
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import as_shape
-from dflow.ops.array.constant_op import convert_to_tensor
 from dflow.ops.math import math_ops, unary_math_ops
 from dflow.ops.nn import nn_ops
 from dflow.ops.nn.rnn.rnn_cell_impl import RNNCell, assert_like_rnncell

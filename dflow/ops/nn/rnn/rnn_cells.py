@@ -16,10 +16,10 @@ import collections
 
 from dflow._api import tf_export
 from dflow.framework import dtypes, nest
+from dflow.framework.constant_op import constant
 from dflow.framework.graph import name_scope
 from dflow.framework.tensor_shape import as_shape
 from dflow.ops.array import array_ops, slicing_ops
-from dflow.ops.array.constant_op import constant
 from dflow.ops.linalg import linalg_ops
 from dflow.ops.math import math_ops, unary_math_ops
 from dflow.ops.nn import nn_ops

@@ -20,8 +20,8 @@ import numbers
 
 from dflow._api import exported_names, tf_export
 from dflow.framework import dtypes
+from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import GraphKeys, get_default_graph, name_scope
-from dflow.ops.array.constant_op import convert_to_tensor
 
 
 def _check_scale(scale) -> bool:

@@ -128,7 +128,7 @@ class TestCase(unittest.TestCase):
     def get_temp_dir(self) -> str:
         """A temporary directory for this test (created once, under ``tf.test.get_temp_dir()``)."""
         if not self._tempdir:
-            from dflow.platform.testing import get_temp_dir
+            from dflow.testing.testing import get_temp_dir
 
             self._tempdir = tempfile.mkdtemp(dir=get_temp_dir())
         return self._tempdir
@@ -152,7 +152,7 @@ class TestCase(unittest.TestCase):
     def _constrain_devices_and_set_default(self, sess, use_gpu, force_gpu):
         with sess.graph.as_default(), sess.as_default():
             if force_gpu:
-                from dflow.platform.testing import gpu_device_name
+                from dflow.testing.testing import gpu_device_name
 
                 with sess.graph.device(gpu_device_name() or "/device:GPU:0"):
                     yield sess

@@ -3,7 +3,7 @@
 import pytest
 
 from dflow.cluster.cluster_spec import ClusterSpec
-from dflow.cluster.device_map import (
+from dflow.placement.device_map import (
     describe_mapping,
     full_device_names,
     logical_task_order,

@@ -6,8 +6,7 @@ import sys
 
 import pytest
 
-from dflow.cluster import ClusterSpec
-from dflow.sessions import process_tuning
+from dflow.cluster import ClusterSpec, process_tuning
 
 
 def test_host_share_divides_the_cores_among_the_compute_tasks_of_a_host():
@@ -30,7 +29,7 @@ def test_host_share_divides_the_cores_among_the_compute_tasks_of_a_host():
 _PROBE = """
 import json, sys
 import dflow as tf
-from dflow.sessions import process_tuning as pt
+from dflow.cluster import process_tuning as pt
 out = {"tuned": pt.tune_allocator(), "again": pt.tune_allocator(), "before": pt.compute_threads()}
 sess = tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=1))
 out["in_session"] = pt.compute_threads()
@@ -83,7 +82,7 @@ def test_memory_a_step_frees_stays_for_the_next_step_unless_the_user_says_otherw
 _PRELOAD_PROBE = """
 import json
 from dflow.cluster.local_cluster import _compute_threads_preload
-from dflow.sessions import process_tuning as pt
+from dflow.cluster import process_tuning as pt
 before = pt.compute_threads()
 scope = {}
 exec(_compute_threads_preload(1), scope)  # as Dask runs a preload given as text

@@ -1,6 +1,6 @@
 """``tf.test``'s functions: running tests and benchmarks, temp dirs, GPU queries, local clusters.
 
-The ``TestCase`` class lives in ``dflow.platform.testcase``; the gradient
+The ``TestCase`` class lives in ``dflow.testing.testcase``; the gradient
 checker (``tf.test.compute_gradient``) in ``dflow.ops.gradients.gradient_checker``.
 
 GPU answers are honest for dflow: GPU kernels run through CuPy, so
