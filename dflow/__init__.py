@@ -22,8 +22,8 @@ from dflow._api import export_value as _export
 from dflow.framework import dtypes as _dtypes
 from dflow.framework import composite as _composite  # noqa: F401 - tf.SparseTensor, tf.IndexedSlices
 from dflow.framework import errors as errors
-from dflow.framework import example_pb as _example_pb  # noqa: F401 - tf.train.Example, tf.train.Feature, ...
-from dflow.framework import file_io as _file_io  # noqa: F401 - tf.gfile.*, tf.io.gfile.*
+from dflow.framework.protos import example_pb as _example_pb  # noqa: F401 - tf.train.Example, tf.train.Feature, ...
+from dflow.framework.files import file_io as _file_io  # noqa: F401 - tf.gfile.*, tf.io.gfile.*
 from dflow.framework import graph as _graph
 from dflow.framework import mode as _mode  # noqa: F401
 from dflow.framework import tensor_shape as _tensor_shape
@@ -91,7 +91,7 @@ from dflow import data  # noqa: F401, E402 - tf.data.*, tf.io.decode_csv
 from dflow import cluster  # noqa: F401, E402 - tf.LocalCluster, tf.train.ClusterSpec, tf.train.Server
 from dflow import feature_column  # noqa: F401, E402 - tf.feature_column.*, tf.tables_initializer
 from dflow import summary  # noqa: F401, E402 - tf.summary.*
-from dflow.framework import tf_record as _tf_record  # noqa: F401, E402 - tf.io.TFRecordWriter, tf.python_io.*
+from dflow.framework.files import tf_record as _tf_record  # noqa: F401, E402 - tf.io.TFRecordWriter, tf.python_io.*
 from dflow import estimator  # noqa: F401, E402 - tf.estimator.*
 from dflow import saved_model  # noqa: F401, E402 - tf.saved_model.*
 from dflow import layers  # noqa: F401, E402 - tf.layers.*
@@ -134,9 +134,9 @@ from dflow.ops.gradients import gradient_utils as _gradient_utils  # noqa: F401,
 from dflow.ops.state import variable_utils as _variable_utils  # noqa: F401, E402 - tf.count_up_to, tf.VariableAggregation, ...
 from dflow.framework import type_spec as _type_spec  # noqa: F401, E402 - tf.TensorSpec, tf.TypeSpec, ...
 from dflow.train import moving_averages as _moving_averages  # noqa: F401, E402 - tf.train.ExponentialMovingAverage
-from dflow.train import proximal_adagrad as _proximal_adagrad  # noqa: F401, E402 - tf.train.ProximalAdagradOptimizer, AdagradDAOptimizer
+from dflow.train.optimizers import proximal_adagrad as _proximal_adagrad  # noqa: F401, E402 - tf.train.ProximalAdagradOptimizer, AdagradDAOptimizer
 from dflow.train import training_loops as _training_loops  # noqa: F401, E402 - tf.train.checkpoints_iterator, basic_train_loop
-from dflow.train import warm_starting as _warm_starting  # noqa: F401, E402 - tf.train.warm_start, VocabInfo
+from dflow.train.checkpoints import warm_starting as _warm_starting  # noqa: F401, E402 - tf.train.warm_start, VocabInfo
 from dflow.framework import load_library as _load_library  # noqa: F401, E402 - tf.load_op_library (refused), tf.OpError
 from dflow.ops.array import fake_quant_ops as _fake_quant_ops  # noqa: F401, E402 - tf.fake_quant_*, tf.quantization.fake_quant_*
 from dflow.ops.state import session_ops as _session_ops  # noqa: F401, E402 - tf.get_session_handle, tf.get_session_tensor, ...

@@ -2,8 +2,8 @@
 
 Each row is a layer of the contract, top to bottom; an arrow is "imports", labelled with the number
 of modules of one package that import the other, found with grimp (the graph ``lint-imports`` reads).
-Arrows to the layer directly below are drawn; longer ones only as counts in the package's label,
-or the picture becomes a hairball.
+Arrows to the layer directly below are drawn; imports that skip layers appear only as a count in the
+importer's label ("deeper imports"), or the picture becomes a hairball.
 
 Run: ``python docs/gen_layers.py`` (needs Graphviz's ``dot`` on the PATH; a documentation tool only).
 """
@@ -63,9 +63,10 @@ def dot_source() -> str:
         for p in layer:
             n, lines = modules_and_lines(p)
             far = sum(c for (a, b), c in counts.items() if a == p and rank.get(b, 0) > i + 1)
-            label = f"{p}\\n{n} modules, {lines // 1000 if lines >= 1000 else lines}{'k' if lines >= 1000 else ''} lines"
+            size = f"{lines / 1000:.1f}k" if lines >= 1000 else str(lines)
+            label = f"{p}\\n{n} modules, {size} lines"
             if far:
-                label += f"\\n(+{far} imports further down)"
+                label += f"\\n(+{far} deeper imports)"
             out.append(f'    "{p}" [label="{label}"];')
         out.append("  }")
     for i in range(len(layers) - 1):  # keep the rows in order even where no arrow joins them

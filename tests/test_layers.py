@@ -56,9 +56,8 @@ def test_a_circle_would_be_found():
 
 def test_nothing_below_the_root_imports_the_root(imports):
     """``import dflow`` inside the package would tie every layer to every other through it."""
-    importers = sorted(imports.find_modules_that_directly_import("dflow"))
-    assert importers == ["dflow.__main__", "dflow.cli", "dflow.demo"] or set(importers) <= {
-        "dflow.__main__", "dflow.cli", "dflow.demo"}, importers
+    importers = imports.find_modules_that_directly_import("dflow")
+    assert importers <= {"dflow.__main__", "dflow.cli", "dflow.demo"}, sorted(importers)
 
 
 def test_kernels_import_nothing_of_dflow_but_kernels(imports):
@@ -74,7 +73,7 @@ def test_the_layers_contract_names_every_package():
     layers = cfg["importlinter:contract:layers"]["layers"]
     named = {name.strip() for line in layers.split("\n") for name in line.replace(":", "|").split("|")
              if name.strip()}
-    packages = {p.name for p in PACKAGE.iterdir()
+    packages = {p.stem for p in PACKAGE.iterdir()
                 if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.stem != "__init__")}
     assert packages - named == set(), "packages outside the layers contract in setup.cfg"
 

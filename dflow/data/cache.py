@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from dflow.data.pipeline import ListIterator, Stage
-from dflow.framework import errors, file_io
+from dflow.framework import errors
+from dflow.framework.files import file_io
 
 
 def cache_path(filename: str) -> str:

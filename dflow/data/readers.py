@@ -27,10 +27,10 @@ from dflow.data.dataset_ops import DatasetV1
 from dflow.data.pipeline import Stage
 from dflow.framework import dtypes, errors
 from dflow.framework.constant_op import convert_to_tensor
-from dflow.framework.file_io import split_path, stat
+from dflow.framework.files.file_io import split_path, stat
+from dflow.framework.files.tf_record import RecordIterator, open_records
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import constant_value
-from dflow.framework.tf_record import RecordIterator, open_records
 
 _COMPRESSION = ("", "GZIP", "ZLIB")
 

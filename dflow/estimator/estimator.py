@@ -50,8 +50,9 @@ from dflow.estimator.run_hooks import (
     _write_dict_to_summary,
     parse_input_fn_result,
 )
-from dflow.framework import errors, file_io
+from dflow.framework import errors
 from dflow.framework import graph as _graph
+from dflow.framework.files import file_io
 from dflow.train.session_run_hook import SessionRunHook
 
 __all__ = ["Estimator", "WarmStartSettings"]
@@ -148,7 +149,7 @@ def _default_warm_start_settings(path: str) -> WarmStartSettings:
 
 
 def _warm_start(settings: WarmStartSettings) -> None:
-    from dflow.train.warm_starting import warm_start
+    from dflow.train.checkpoints.warm_starting import warm_start
 
     warm_start(settings.ckpt_to_initialize_from, settings.vars_to_warm_start, settings.var_name_to_vocab_info,
                settings.var_name_to_prev_var_name)
@@ -242,7 +243,7 @@ class Estimator:
 
     def latest_checkpoint(self):
         """The path of the latest checkpoint in ``model_dir``, or ``None``."""
-        from dflow.train.checkpoint_management import latest_checkpoint
+        from dflow.train.checkpoints.checkpoint_management import latest_checkpoint
 
         return latest_checkpoint(self.model_dir)
 
@@ -252,14 +253,14 @@ class Estimator:
 
     def get_variable_names(self) -> list:
         """The names of the variables in the latest checkpoint of ``model_dir``."""
-        from dflow.train.checkpoint_utils import list_variables
+        from dflow.train.checkpoints.checkpoint_utils import list_variables
 
         self._check_checkpoint_available()
         return [name for name, _ in list_variables(self.model_dir)]
 
     def get_variable_value(self, name):
         """The value of variable ``name`` in the latest checkpoint of ``model_dir``."""
-        from dflow.train.checkpoint_utils import load_variable
+        from dflow.train.checkpoints.checkpoint_utils import load_variable
 
         self._check_checkpoint_available()
         return load_variable(self.model_dir, name)
@@ -324,7 +325,7 @@ class Estimator:
 
     def _global_step_of_checkpoint(self, checkpoint_path=None) -> int:
         from dflow.framework.graph import GraphKeys
-        from dflow.train.checkpoint_utils import load_variable
+        from dflow.train.checkpoints.checkpoint_utils import load_variable
 
         path = checkpoint_path or self.latest_checkpoint()
         if not path:
@@ -399,8 +400,8 @@ class Estimator:
         from dflow.framework.graph import GraphKeys
         from dflow.summary import summary_ops
         from dflow.train import basic_session_run_hooks as hooks_lib
+        from dflow.train.checkpoints.saver import Saver
         from dflow.train.monitored_session import MonitoredTrainingSession
-        from dflow.train.saver import Saver
         from dflow.train.training_util import get_global_step
 
         if self._warm_start_settings is not None:
@@ -464,7 +465,7 @@ class Estimator:
         return file_io.join(self._model_dir, "eval" if not name else "eval_" + name)
 
     def _resolve_checkpoint(self, checkpoint_path, what: str) -> str:
-        from dflow.train.checkpoint_management import latest_checkpoint
+        from dflow.train.checkpoints.checkpoint_management import latest_checkpoint
 
         if checkpoint_path:
             if file_io.isdir(checkpoint_path):

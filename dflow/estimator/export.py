@@ -239,7 +239,7 @@ def get_timestamped_export_dir(export_dir_base) -> str:
     export_dir_base = os.fspath(export_dir_base)
     if isinstance(export_dir_base, bytes):
         export_dir_base = export_dir_base.decode("utf-8")
-    from dflow.framework import file_io
+    from dflow.framework.files import file_io
 
     fs, base = file_io.split_path(export_dir_base)  # fs: None for a local path, else its fsspec file system
     for _ in range(10):
@@ -259,8 +259,8 @@ def export_saved_model(estimator, export_dir_base, serving_input_receiver_fn, as
     from dflow.framework import graph as graph_lib
     from dflow.saved_model.builder import SavedModelBuilder
     from dflow.sessions.session import Session
+    from dflow.train.checkpoints.saver import Saver
     from dflow.train.monitored_session import Scaffold
-    from dflow.train.saver import Saver
 
     if serving_input_receiver_fn is None:
         raise ValueError("An input_receiver_fn must be defined.")

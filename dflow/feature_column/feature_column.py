@@ -512,7 +512,7 @@ class _EmbeddingBase(_DenseColumn):
                                trainable=bool(self.trainable and trainable is not False),
                                collections=weight_collections)
         if self.ckpt_to_load_from is not None:
-            from dflow.train.checkpoint_utils import init_from_checkpoint
+            from dflow.train.checkpoints.checkpoint_utils import init_from_checkpoint
 
             init_from_checkpoint(self.ckpt_to_load_from, {self.tensor_name_in_ckpt: weights})
         return weights

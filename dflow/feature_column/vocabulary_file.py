@@ -19,7 +19,8 @@ from dflow.feature_column.feature_column import (
     _dtype_compatible,
     _masked,
 )
-from dflow.framework import dtypes, file_io
+from dflow.framework import dtypes
+from dflow.framework.files import file_io
 from dflow.ops.math import math_ops
 from dflow.ops.state.lookup_tables import StaticHashTable, StaticVocabularyTable, TextFileIndex, TextFileInitializer
 

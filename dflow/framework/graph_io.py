@@ -68,7 +68,7 @@ from dflow.framework.array_codec import (
     encode_shape,
     unb64,
 )
-from dflow.framework.file_io import atomic_write_bytes, join, makedirs
+from dflow.framework.files.file_io import atomic_write_bytes, join, makedirs
 from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph, scope_prefix, strip_name_scope
 from dflow.framework.tensor_shape import TensorShape
 
@@ -777,7 +777,7 @@ class GraphDef:
     def node(self):
         """The ops, as a repeated field of ``tf.NodeDef``."""
         if self._nodes is None:
-            from dflow.framework.protobuf import RepeatedField
+            from dflow.framework.protos.protobuf import RepeatedField
             from dflow.framework.tensor import NodeDef
 
             self._nodes = RepeatedField(NodeDef, [node_def_of_record(r) for r in self._doc["ops"]])
@@ -823,7 +823,7 @@ class GraphDef:
 
     def ListFields(self) -> list:  # noqa: N802 - protobuf name
         """``[(field, value)]`` of the set fields: ``node``, when it has any."""
-        from dflow.framework.protobuf import Field
+        from dflow.framework.protos.protobuf import Field
         from dflow.framework.tensor import NodeDef
 
         return [(Field(1, "node", NodeDef, "repeated"), self.node)] if self._num_nodes() else []

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from dflow._api import tf_export
 from dflow.framework import dtypes as _dtypes
 from dflow.framework.device_spec import DeviceSpec
-from dflow.framework.protobuf import Field, Message
+from dflow.framework.protos.protobuf import Field, Message
 from dflow.framework.tensor_shape import TensorShape, as_shape
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from dflow._api import tf_export
 from dflow.framework import dtypes
 from dflow.framework.composite import CompositeTensor
 from dflow.framework.graph import Tensor, get_default_graph, name_scope
-from dflow.framework.summary_pb import TensorProto, TensorShapeProto
+from dflow.framework.protos.summary_pb import TensorProto, TensorShapeProto
 from dflow.framework.tensor_shape import as_shape
 
 # Types ``tf.is_tensor`` accepts beyond graph tensors and composites: the ops layer adds ``tf.Variable``

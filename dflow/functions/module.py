@@ -169,7 +169,7 @@ class Module:
 
     def _trackable_children(self) -> dict:
         """``{attribute: value}`` for ``tf.train.Checkpoint``: the attributes holding variables or modules."""
-        from dflow.train import tracking
+        from dflow.train.checkpoints import tracking
 
         children = {}
         for key, value in vars(self).items():

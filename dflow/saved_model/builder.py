@@ -23,7 +23,7 @@ import tempfile
 import weakref
 
 from dflow._api import tf_export
-from dflow.framework import file_io
+from dflow.framework.files import file_io
 from dflow.framework.graph import Operation, Tensor, get_default_graph
 from dflow.saved_model.proto import AssetFileDef, MetaGraphDef, SavedModel, SignatureDef
 from dflow.saved_model.signatures import FILES, SERVING, build_tensor_info, predict_signature_def
@@ -213,7 +213,7 @@ class SavedModelBuilder:
 
     @staticmethod
     def _saver(graph, saver):
-        from dflow.train.saver import Saver
+        from dflow.train.checkpoints.saver import Saver
 
         if saver is not None:
             return saver

@@ -83,7 +83,7 @@ def read_meta_graph(export_dir, tags) -> MetaGraphDef:
 
 
 def _check_variables(prefix: str) -> None:
-    from dflow.train import checkpoint_format
+    from dflow.train.checkpoints import checkpoint_format
 
     for path in (checkpoint_format.index_filename(prefix), checkpoint_format.data_filename(prefix)):
         if not os.path.isfile(path):
@@ -207,7 +207,7 @@ class MethodNameUpdater:
                              f"the specified tags.")
 
     def save(self, new_export_dir=None) -> None:
-        from dflow.framework.file_io import atomic_write_bytes
+        from dflow.framework.files.file_io import atomic_write_bytes
 
         text = os.path.isfile(os.path.join(self._export_dir, _PBTXT))
         target = _local_dir(new_export_dir, "MethodNameUpdater.save") if new_export_dir else self._export_dir

@@ -11,8 +11,8 @@ a number TensorFlow does not use, and TensorFlow's ``graph_def`` stays empty.
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.framework.protobuf import Field, Message
-from dflow.framework.summary_pb import DFLOW_META_GRAPH, MetaInfoDef, TensorProto, TensorShapeProto
+from dflow.framework.protos.protobuf import Field, Message
+from dflow.framework.protos.summary_pb import DFLOW_META_GRAPH, MetaInfoDef, TensorProto, TensorShapeProto
 from dflow.framework.tensor import datatype_name
 
 

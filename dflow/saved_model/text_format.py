@@ -1,4 +1,4 @@
-"""Reading protobuf's text format into ``dflow.framework.protobuf`` messages (``saved_model.pbtxt``).
+"""Reading protobuf's text format into ``dflow.framework.protos.protobuf`` messages (``saved_model.pbtxt``).
 
 A small parser of what ``str(message)`` writes: ``name: value`` scalars
 (quoted strings with C escapes, numbers, ``true``/``false``, enum names such
@@ -163,7 +163,7 @@ _ENTRIES: dict = {}
 
 def _entry_class(cls):
     """The message of one map entry: ``key`` (a string) and ``value`` (a ``cls``)."""
-    from dflow.framework.protobuf import Field, Message
+    from dflow.framework.protos.protobuf import Field, Message
 
     if cls not in _ENTRIES:
         _ENTRIES[cls] = type(f"{cls.__name__}Entry", (Message,),

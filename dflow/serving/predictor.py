@@ -428,7 +428,7 @@ def _example_bytes(features: dict, where: str) -> bytes:
     Integers give an ``int64_list``, numbers with a fraction a ``float_list``,
     strings and ``{"b64": ...}`` a ``bytes_list``; a value or a list of them.
     """
-    from dflow.framework.example_pb import BytesList, Example, Feature, Features, FloatList, Int64List
+    from dflow.framework.protos.example_pb import BytesList, Example, Feature, Features, FloatList, Int64List
 
     feature = {}
     for key, value in features.items():

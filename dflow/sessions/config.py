@@ -111,7 +111,7 @@ class RunOptions(_Message):
 class NodeExecStats(_Message):
     """Timing of one op: absolute start (µs since the epoch) and relative times; in a traced run
     also its ``output`` (``NodeOutput`` messages: dtype, shape, bytes) and ``memory``
-    (``AllocatorMemoryUsed`` messages), as ``dflow.framework.summary_pb`` defines them."""
+    (``AllocatorMemoryUsed`` messages), as ``dflow.framework.protos.summary_pb`` defines them."""
 
     _fields = {"node_name": "", "all_start_micros": 0, "op_start_rel_micros": 0, "op_end_rel_micros": 0,
                "all_end_rel_micros": 0, "memory": list, "output": list, "timeline_label": "",

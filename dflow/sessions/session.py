@@ -415,7 +415,7 @@ def _fetch_value(v, t: Tensor):
 def _fill_step_stats(run_metadata, plan, stats_per_partition) -> None:
     """``run_metadata.step_stats`` of a traced run: per op, TF's times, label, ``output``
     (dtype, shape, bytes) and ``memory`` (what it allocated, by allocator)."""
-    from dflow.framework import summary_pb as pb
+    from dflow.framework.protos import summary_pb as pb
 
     by_device: dict = {}
     for p, stats in zip(plan.partitions, stats_per_partition):
@@ -471,7 +471,7 @@ def _bytes_of(dtype, shape) -> int:
 def _node_memory(op, device: str, descriptions, start_us: int, pb) -> tuple[list, list]:
     """``(output, memory)`` of a traced op: a ``NodeOutput`` per output (``program.describe``'s
     ``descriptions``) and an ``AllocatorMemoryUsed`` per allocator its new outputs took memory
-    from (all still live when it ends). ``pb``: the module of the messages, ``dflow.framework.summary_pb``."""
+    from (all still live when it ends). ``pb``: the module of the messages, ``dflow.framework.protos.summary_pb``."""
     msg = pb.trusted_message
     persistent = op._type in _PERSISTENT_OUTPUTS
     outputs, allocated = [], {}

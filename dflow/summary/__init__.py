@@ -13,7 +13,7 @@ protobuf dependency.
 """
 
 from dflow._api import export_value as _export
-from dflow.framework.summary_pb import (
+from dflow.framework.protos.summary_pb import (
     Event,
     HistogramProto,
     SessionLog,

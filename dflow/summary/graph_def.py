@@ -14,7 +14,7 @@ a graph that TensorFlow could import and run.
 from __future__ import annotations
 
 from dflow.framework import dtypes
-from dflow.framework.summary_pb import DFLOW_META_GRAPH, Field, Message, MetaInfoDef, TensorShapeProto
+from dflow.framework.protos.summary_pb import DFLOW_META_GRAPH, Field, Message, MetaInfoDef, TensorShapeProto
 from dflow.framework.tensor import AttrValue, NodeDef
 
 

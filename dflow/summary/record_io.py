@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import struct
 
-from dflow.framework import errors, file_io
+from dflow.framework import errors
+from dflow.framework.files import file_io
 from dflow.kernels.crc32c import masked_crc32c
 
 

@@ -11,7 +11,7 @@ import json
 
 from dflow._api import tf_export
 from dflow.framework.graph import get_default_graph
-from dflow.framework.summary_pb import SummaryDescription
+from dflow.framework.protos.summary_pb import SummaryDescription
 
 _SUMMARY_V2_COLLECTION = "_SUMMARY_V2"
 

@@ -22,7 +22,7 @@ from dflow.framework import dtypes, errors
 from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.framework.summary_pb import HistogramProto, Summary, SummaryMetadata
+from dflow.framework.protos.summary_pb import HistogramProto, Summary, SummaryMetadata
 from dflow.framework.tensor_shape import TensorShape
 from dflow.kernels import to_host
 from dflow.ops.io.serialization_ops import tensor_proto

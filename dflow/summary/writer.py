@@ -22,9 +22,17 @@ import time
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors, file_io
+from dflow.framework import errors
+from dflow.framework.files import file_io
 from dflow.framework.graph import Graph, get_default_graph
-from dflow.framework.summary_pb import Event, SessionLog, SourceMetadata, Summary, TaggedRunMetadata, run_metadata_proto
+from dflow.framework.protos.summary_pb import (
+    Event,
+    SessionLog,
+    SourceMetadata,
+    Summary,
+    TaggedRunMetadata,
+    run_metadata_proto,
+)
 from dflow.summary import graph_def as _graph_def
 from dflow.summary.record_io import encode_record, read_records
 

@@ -21,7 +21,7 @@ import time
 import unittest
 
 from dflow._api import tf_export
-from dflow.framework.summary_pb import Field, Message
+from dflow.framework.protos.summary_pb import Field, Message
 from dflow.platform import tf_logging
 
 _temp_dir = ""

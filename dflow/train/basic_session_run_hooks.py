@@ -25,7 +25,8 @@ import time
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors, file_io
+from dflow.framework import errors
+from dflow.framework.files import file_io
 from dflow.framework.graph import GraphKeys, get_collection, get_default_graph
 from dflow.train import training_util
 from dflow.train.session_run_hook import SessionRunArgs, SessionRunHook

@@ -6,7 +6,7 @@ reads, one JSON document (never pickle)::
     {"format": "dflow-meta-graph", "version": 1,
      "meta_info_def": {"dflow_version": "0.1.0", "tags": [], "op_types": ["Add", ...]},
      "graph_def": {...},            # dflow.framework.graph_io
-     "saver_def": {...} | null,     # dflow.train.saver.SaverDef
+     "saver_def": {...} | null,     # dflow.train.checkpoints.saver.SaverDef
      "collection_def": {"variables": [{"variable": {...}}, ...],
                         "train_op": [{"op": "GradientDescent"}],
                         "my_numbers": [{"value": 3}]}}
@@ -39,8 +39,9 @@ import logging
 import os
 
 from dflow._api import tf_export
-from dflow.framework import file_io, graph_io
-from dflow.framework.file_io import atomic_write_bytes
+from dflow.framework import graph_io
+from dflow.framework.files import file_io
+from dflow.framework.files.file_io import atomic_write_bytes
 from dflow.framework.graph import Graph, Operation, Tensor, get_default_graph, scope_prefix, strip_name_scope
 from dflow.platform.versions import DFLOW_VERSION
 
@@ -75,7 +76,7 @@ class MetaGraphDef:
 
     @classmethod
     def from_dict(cls, doc: dict) -> MetaGraphDef:
-        from dflow.train.saver import SaverDef
+        from dflow.train.checkpoints.saver import SaverDef
 
         graph_io.check_format(doc, FORMAT, "meta graph", VERSION)
         graph_def = graph_io.GraphDef(doc["graph_def"])
@@ -107,8 +108,8 @@ class _Unsupported(Exception):
 
 def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
     from dflow.ops.state.variables import Variable
+    from dflow.train.checkpoints.saver import Saver
     from dflow.train.queue_runner import QueueRunner
-    from dflow.train.saver import Saver
 
     out = []
     for item in items:
@@ -142,8 +143,8 @@ def _encode_collection(items: list, graph: Graph, rename, in_scope) -> list:
 def _decode_collections(collection_def: dict, importer, graph: Graph) -> None:
     from dflow.ops.state.partitioned_variables import SaveSliceInfo
     from dflow.ops.state.variables import Variable
+    from dflow.train.checkpoints.saver import SaverDef
     from dflow.train.queue_runner import QueueRunner, QueueRunnerDef
-    from dflow.train.saver import SaverDef
 
     variables: dict = {}
     decoder = graph_io.Importer(graph)
@@ -167,7 +168,7 @@ def _decode_collections(collection_def: dict, importer, graph: Graph) -> None:
             elif "op" in item:
                 value = importer.op(item["op"])
             elif "saver_def" in item:
-                from dflow.train.saver import Saver
+                from dflow.train.checkpoints.saver import Saver
 
                 value = Saver(saver_def=SaverDef.from_dict(item["saver_def"]).renamed(importer.new_name))
             elif "queue_runner_def" in item:
@@ -274,7 +275,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     recorded device requests; ``input_map`` (a keyword) replaces tensors of
     the meta graph by tensors of this graph.
     """
-    from dflow.train.saver import Saver, _default_var_list
+    from dflow.train.checkpoints.saver import Saver, _default_var_list
 
     if isinstance(meta_graph_or_file, MetaGraphDef):
         meta = meta_graph_or_file

@@ -56,7 +56,7 @@ USE_DEFAULT = object()
 
 def _get_saver_or_default():
     """The one saver of the ``SAVERS`` collection, or a new ``Saver`` added to it."""
-    from dflow.train.saver import Saver
+    from dflow.train.checkpoints.saver import Saver
 
     savers = get_collection(GraphKeys.SAVERS)
     if savers:

@@ -26,7 +26,7 @@ from dflow.ops.control_flow.control_flow_ops import group
 from dflow.ops.math.math_ops import cast, minimum
 from dflow.ops.math.math_ops import pow as _pow
 from dflow.ops.state.variables import Variable, assign, assign_add, assign_sub
-from dflow.train import slot_creator
+from dflow.train.optimizers import slot_creator
 
 _AVERAGEABLE = (dtypes.float16, dtypes.float32, dtypes.float64)
 

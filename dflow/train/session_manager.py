@@ -42,7 +42,7 @@ from dflow._api import tf_export
 from dflow.framework import errors
 from dflow.framework.graph import get_default_graph
 from dflow.sessions.config import RunOptions
-from dflow.train import checkpoint_management
+from dflow.train.checkpoints import checkpoint_management
 
 _log = logging.getLogger("dflow")
 

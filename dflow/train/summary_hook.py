@@ -10,7 +10,7 @@ With a ``scaffold`` the hook uses ``scaffold.summary_op``.
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.framework.summary_pb import SessionLog
+from dflow.framework.protos.summary_pb import SessionLog
 from dflow.summary.writer import FileWriterCache
 from dflow.train import training_util
 from dflow.train.basic_session_run_hooks import SecondOrStepTimer

@@ -124,7 +124,7 @@ class Supervisor:
         from dflow.framework.graph import add_to_collection
         from dflow.ops.state.variables import global_variables
         from dflow.summary.summary_ops import merge_all
-        from dflow.train.saver import Saver
+        from dflow.train.checkpoints.saver import Saver
 
         if saver is Supervisor.USE_DEFAULT:
             saver = self._first_in_collection(GraphKeys.SAVERS)

@@ -8,7 +8,7 @@ import time
 
 from dflow._api import tf_export
 from dflow.framework import errors
-from dflow.train.checkpoint_management import latest_checkpoint
+from dflow.train.checkpoints.checkpoint_management import latest_checkpoint
 
 _log = logging.getLogger("tensorflow")
 

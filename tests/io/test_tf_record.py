@@ -147,7 +147,7 @@ def _reference_records(data: bytes):
 def test_chunked_reading_agrees_with_one_record_at_a_time(tmp_path, monkeypatch, chunk):
     import random
 
-    from dflow.framework import tf_record
+    from dflow.framework.files import tf_record
 
     monkeypatch.setattr(tf_record, "_CHUNK", chunk)
     rng = random.Random(chunk)

@@ -13,7 +13,7 @@ import pytest
 import dflow as tf
 from dflow.kernels import blas as _blas
 from dflow.kernels import onednn as _onednn
-from dflow.train.adam import _apply_adam
+from dflow.train.optimizers.adam import _apply_adam
 
 
 def checksums(a) -> list:

@@ -16,7 +16,7 @@ import dflow as tf
 from dflow.kernels import blas as _blas
 from dflow.kernels import numba_loops as _numba
 from dflow.ops.nn.nn_activations import _relu_grad
-from dflow.train.adam import _apply_adam, _apply_adam_in_place
+from dflow.train.optimizers.adam import _apply_adam, _apply_adam_in_place
 
 pytestmark = pytest.mark.skipif(not _numba.available(), reason=f"Numba not used: {_numba.why_not()}")
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.framework.summary_pb import Event, SourceMetadata, Summary, decode_varint, encode_varint
+from dflow.framework.protos.summary_pb import Event, SourceMetadata, Summary, decode_varint, encode_varint
 from dflow.kernels import crc32c as crc
 from dflow.summary.graph_def import GraphDefProto
 from dflow.summary.record_io import encode_record, iter_records, read_records
@@ -264,7 +264,7 @@ def test_file_writer_cache(tmp_path):
 def test_run_metadata_and_meta_graphs_for_tensorboard(tmp_path):
     # TF 2.15's config_pb2.RunMetadata and meta_graph_pb2.MetaGraphDef parse these events (checked by
     # hand); here dflow's own protos read them back.
-    from dflow.framework.summary_pb import RunMetadataProto
+    from dflow.framework.protos.summary_pb import RunMetadataProto
     from dflow.summary.graph_def import MetaGraphDefProto
 
     x = tf.placeholder(tf.float32, [None, 3], name="x")

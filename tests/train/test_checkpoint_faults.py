@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.framework import file_io
-from dflow.train import checkpoint_format
+from dflow.framework.files import file_io
+from dflow.train.checkpoints import checkpoint_format
 
 SIZE = 300_000  # floats per variable: big enough that a kill often lands inside a write
 

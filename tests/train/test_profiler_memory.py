@@ -16,8 +16,8 @@ import pytest
 
 import dflow as tf
 from dflow.dashboard.report import trace_doc
-from dflow.framework import summary_pb as proto
-from dflow.framework.summary_pb import (
+from dflow.framework.protos import summary_pb as proto
+from dflow.framework.protos.summary_pb import (
     AllocationDescription,
     AllocationRecord,
     AllocatorMemoryUsed,

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import dflow as tf
-from dflow.train import checkpoint_format
-from dflow.train import saver as saver_module
+from dflow.train.checkpoints import checkpoint_format
+from dflow.train.checkpoints import saver as saver_module
 
 
 class CountingSession:

@@ -31,7 +31,7 @@ _LINEAR_LEARNING_RATE = 0.005
 
 
 def _check_no_sync_replicas_optimizer(optimizer) -> None:
-    from dflow.train.sync_replicas_optimizer import SyncReplicasOptimizer
+    from dflow.train.optimizers.sync_replicas_optimizer import SyncReplicasOptimizer
 
     if isinstance(optimizer, SyncReplicasOptimizer):
         raise ValueError("SyncReplicasOptimizer does not support multi optimizers case. Therefore, it is not "

@@ -35,7 +35,7 @@ _LEARNING_RATE = 0.2
 
 
 def _get_default_optimizer(feature_columns):
-    from dflow.train.ftrl import FtrlOptimizer
+    from dflow.train.optimizers.ftrl import FtrlOptimizer
 
     return FtrlOptimizer(learning_rate=min(_LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns))))
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 
 def _optimizer_classes() -> dict:
-    from dflow.train.adagrad import AdagradOptimizer
-    from dflow.train.adam import AdamOptimizer
-    from dflow.train.ftrl import FtrlOptimizer
-    from dflow.train.gradient_descent import GradientDescentOptimizer
-    from dflow.train.rmsprop import RMSPropOptimizer
+    from dflow.train.optimizers.adagrad import AdagradOptimizer
+    from dflow.train.optimizers.adam import AdamOptimizer
+    from dflow.train.optimizers.ftrl import FtrlOptimizer
+    from dflow.train.optimizers.gradient_descent import GradientDescentOptimizer
+    from dflow.train.optimizers.rmsprop import RMSPropOptimizer
 
     return {"Adagrad": AdagradOptimizer, "Adam": AdamOptimizer, "Ftrl": FtrlOptimizer,
             "RMSProp": RMSPropOptimizer, "SGD": GradientDescentOptimizer}
@@ -22,7 +22,7 @@ def _optimizer_classes() -> dict:
 
 def get_optimizer_instance(opt, learning_rate=None):
     """An ``Optimizer`` from a name (built with ``learning_rate``), an instance, or a callable."""
-    from dflow.train.optimizer import Optimizer
+    from dflow.train.optimizers.optimizer import Optimizer
 
     if isinstance(opt, str):
         classes = _optimizer_classes()

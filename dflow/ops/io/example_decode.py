@@ -3,7 +3,7 @@
 The kernels of ``tf.io.parse_example`` and ``tf.io.parse_sequence_example``
 (``dflow/ops/io/example_parsing.py``) are built from these functions. A
 serialized proto is walked once at the wire level
-(``dflow.framework.protobuf.iter_fields``), without building message
+(``dflow.framework.protos.protobuf.iter_fields``), without building message
 objects: ``example_features`` maps each feature name to its ``(dtype,
 payload)``, decoded to values only for the features asked for. Each feature
 config then gives its arrays (``dense_values``, ``sequence_values``,
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from dflow.framework import dtypes, errors
-from dflow.framework.protobuf import decode_varint
+from dflow.framework.protos.protobuf import decode_varint
 
 _KIND_DTYPE = {1: dtypes.string, 2: dtypes.float32, 3: dtypes.int64}  # Feature's oneof field numbers
 TYPE_NAMES = {dtypes.string: "string", dtypes.float32: "float", dtypes.int64: "int64"}
@@ -29,7 +29,7 @@ def _bad(message: str) -> errors.InvalidArgumentError:
 def iter_fields(data: bytes):
     """Yields ``(field number, wire type, value)`` of a serialized message (``ValueError`` if malformed).
 
-    The wire-format walk of ``dflow.framework.protobuf.iter_fields``, lean for the parsing kernels:
+    The wire-format walk of ``dflow.framework.protos.protobuf.iter_fields``, lean for the parsing kernels:
     one-byte keys and lengths read inline, no copy of each field's raw bytes."""
     pos, n = 0, len(data)
     while pos < n:

@@ -25,11 +25,11 @@ import numpy as np
 from dflow._api import tf_export
 from dflow.framework import dtypes, errors
 from dflow.framework.constant_op import convert_to_tensor
-from dflow.framework.file_io import as_bytes, glob, makedirs, open_file
+from dflow.framework.files.file_io import as_bytes, glob, makedirs, open_file
+from dflow.framework.files.tf_record import TFRecordOptions
 from dflow.framework.graph import GraphKeys, Tensor, colocate_with, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.framework.tf_record import TFRecordOptions
 from dflow.ops.io.reader_state import ReaderState
 from dflow.ops.state.data_flow_ops import _queue_lookup, named_resource_kernel, resource_key
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import threading
 
 from dflow.framework import dtypes, errors
-from dflow.framework.file_io import os_error, stat
-from dflow.framework.protobuf import Field, Message
-from dflow.framework.tf_record import iter_records, open_records
+from dflow.framework.files.file_io import os_error, stat
+from dflow.framework.files.tf_record import iter_records, open_records
+from dflow.framework.protos.protobuf import Field, Message
 
 
 class ReaderBaseState(Message):

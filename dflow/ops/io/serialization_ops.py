@@ -31,8 +31,8 @@ from dflow.framework.composite import SparseTensor
 from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.framework.protobuf import encode_varint
-from dflow.framework.summary_pb import TensorProto, TensorShapeProto
+from dflow.framework.protos.protobuf import encode_varint
+from dflow.framework.protos.summary_pb import TensorProto, TensorShapeProto
 from dflow.framework.tensor_shape import TensorShape, unknown_shape
 from dflow.kernels import to_host
 

@@ -26,9 +26,10 @@ import uuid
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import dtypes, errors, file_io
+from dflow.framework import dtypes, errors
 from dflow.framework.composite import SparseTensor
 from dflow.framework.constant_op import convert_to_tensor
+from dflow.framework.files import file_io
 from dflow.framework.graph import GraphKeys, add_to_collection, colocate_with, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape

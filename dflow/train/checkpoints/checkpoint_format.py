@@ -1,6 +1,6 @@
 """Writing and reading the files of one checkpoint: ``<prefix>.index`` and its data file.
 
-The layout is described in ``dflow.train.saver``. This module knows only
+The layout is described in ``dflow.train.checkpoints.saver``. This module knows only
 files and arrays: ``write_checkpoint(prefix, tensors)`` writes both files
 crash-safely, and ``CheckpointReader(prefix)`` reads them back, checking
 every byte it returns (``DataLossError`` for anything truncated, corrupt
@@ -28,7 +28,7 @@ import numpy as np
 
 from dflow.framework import dtypes, errors
 from dflow.framework.array_codec import as_bytes, string_array, unpack_strings
-from dflow.framework.file_io import PendingFiles, open_file, stat
+from dflow.framework.files.file_io import PendingFiles, open_file, stat
 
 FORMAT = "dflow-checkpoint"
 VERSION = 1

@@ -1,7 +1,7 @@
 """``tf.train.Example`` and ``tf.train.SequenceExample``: TF's example protos, by hand.
 
 tensorflow/core/example/feature.proto and example.proto as
-``dflow.framework.protobuf`` messages, with the generated-protobuf API
+``dflow.framework.protos.protobuf`` messages, with the generated-protobuf API
 (``SerializeToString``, ``FromString``, ``ParseFromString``, ``CopyFrom``,
 map access that creates entries, ``.add()`` on repeated messages)::
 
@@ -19,7 +19,7 @@ default. Every order parses to the same message.
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.framework.protobuf import Field, Message
+from dflow.framework.protos.protobuf import Field, Message
 
 
 @tf_export("train.BytesList")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.framework.constant_op import convert_to_tensor
 from dflow.kernels import array_module
-from dflow.train import slot_creator
-from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, register_apply_op
+from dflow.train.optimizers import slot_creator
+from dflow.train.optimizers.optimizer import Optimizer, cast_to
+from dflow.train.optimizers.training_ops import apply_training_op, register_apply_op
 
 
 def _apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):

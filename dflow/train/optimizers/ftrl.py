@@ -6,9 +6,9 @@ from dflow._api import tf_export
 from dflow.framework.constant_op import convert_to_tensor
 from dflow.kernels import array_module
 from dflow.ops.math import math_ops
-from dflow.train import slot_creator
-from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, register_apply_op
+from dflow.train.optimizers import slot_creator
+from dflow.train.optimizers.optimizer import Optimizer, cast_to
+from dflow.train.optimizers.training_ops import apply_training_op, register_apply_op
 
 
 def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, grad_with_shrinkage):

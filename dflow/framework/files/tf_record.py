@@ -30,7 +30,7 @@ import zlib
 
 from dflow._api import tf_export
 from dflow.framework import errors
-from dflow.framework.file_io import as_bytes, open_file
+from dflow.framework.files.file_io import as_bytes, open_file
 from dflow.kernels.crc32c import crc32c_many, mask, masked_crc32c
 
 

@@ -69,7 +69,7 @@ from dflow.ops.state.data_flow_ops import FIFOQueue
 from dflow.ops.state.sparse_accumulator import SparseConditionalAccumulator
 from dflow.ops.state.variables import Variable, assign, global_variables, report_uninitialized_variables
 from dflow.train import session_run_hook
-from dflow.train.optimizer import Optimizer
+from dflow.train.optimizers.optimizer import Optimizer
 from dflow.train.queue_runner import QueueRunner
 
 _log = logging.getLogger("dflow")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.framework.constant_op import convert_to_tensor
 from dflow.kernels import array_module
-from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, register_apply_op
+from dflow.train.optimizers.optimizer import Optimizer, cast_to
+from dflow.train.optimizers.training_ops import apply_training_op, register_apply_op
 
 
 def _apply_proximal_gradient_descent(var, alpha, l1, l2, delta):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import struct
 
-from dflow.framework.protobuf_fields import (  # noqa: F401 - Field and RepeatedField are used from here too
+from dflow.framework.protos.protobuf_fields import (  # noqa: F401 - Field and RepeatedField are used from here too
     Field,
     MapField,
     RepeatedField,

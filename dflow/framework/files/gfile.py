@@ -15,7 +15,7 @@ import shutil
 
 from dflow._api import tf_export
 from dflow.framework import errors
-from dflow.framework.file_io import (
+from dflow.framework.files.file_io import (
     _as_str,
     as_bytes,
     is_local,

@@ -18,11 +18,12 @@ import logging
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors, file_io
+from dflow.framework import errors
+from dflow.framework.files import file_io
 from dflow.framework.graph import GraphKeys, get_default_graph
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.train import checkpoint_utils
-from dflow.train.checkpoint_format import CheckpointReader
+from dflow.train.checkpoints import checkpoint_utils
+from dflow.train.checkpoints.checkpoint_format import CheckpointReader
 
 _log = logging.getLogger("tensorflow")
 

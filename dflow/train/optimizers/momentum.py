@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dflow._api import tf_export
 from dflow.framework.constant_op import convert_to_tensor
-from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, in_blocks, register_apply_op
+from dflow.train.optimizers.optimizer import Optimizer, cast_to
+from dflow.train.optimizers.training_ops import apply_training_op, in_blocks, register_apply_op
 
 
 def _apply_momentum(var, accum, lr, grad, momentum, use_nesterov):

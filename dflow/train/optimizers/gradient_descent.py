@@ -5,8 +5,8 @@ from __future__ import annotations
 from dflow._api import tf_export
 from dflow.framework.constant_op import convert_to_tensor
 from dflow.ops.state.variables import scatter_sub
-from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, in_blocks, register_apply_op
+from dflow.train.optimizers.optimizer import Optimizer, cast_to
+from dflow.train.optimizers.training_ops import apply_training_op, in_blocks, register_apply_op
 
 
 def _apply_gradient_descent(var, alpha, delta):

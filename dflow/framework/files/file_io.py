@@ -1,7 +1,7 @@
 """Files: paths of any scheme, crash-safe writes, and (re-exported from ``gfile``) TF1's
 ``tf.gfile`` / ``tf.io.gfile`` API.
 
-**gfile** (``dflow/framework/gfile.py``). ``GFile`` and the functions beside it (``exists``, ``glob``,
+**gfile** (``dflow/framework/files/gfile.py``). ``GFile`` and the functions beside it (``exists``, ``glob``,
 ``makedirs``, ``rename``, ``walk``, ...) work on local paths (plain, or
 ``file://``) with TF1's semantics: a ``GFile`` opens lazily (a write-mode
 file that is never written is never created); text mode reads ``n`` *bytes*
@@ -297,7 +297,7 @@ def as_bytes(value, encoding: str = "utf-8") -> bytes:
 
 
 # TF1's gfile API lives in gfile.py; every name stays reachable as file_io.<name>.
-from dflow.framework.gfile import (  # noqa: E402, F401
+from dflow.framework.files.gfile import (  # noqa: E402, F401
     FastGFile,
     FileStatistics,
     GFile,

@@ -23,11 +23,12 @@ import os
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors, file_io
+from dflow.framework import errors
+from dflow.framework.files import file_io
 from dflow.framework.graph import GraphKeys, colocate_with, control_dependencies, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.train import checkpoint_management
-from dflow.train.checkpoint_format import CheckpointReader
+from dflow.train.checkpoints import checkpoint_management
+from dflow.train.checkpoints.checkpoint_format import CheckpointReader
 
 
 @tf_export("train.NewCheckpointReader")

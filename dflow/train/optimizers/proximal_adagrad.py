@@ -15,10 +15,10 @@ from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import colocate_with
 from dflow.kernels import array_module
 from dflow.ops.control_flow.control_flow_ops import identity
-from dflow.train import slot_creator
-from dflow.train.adagrad import AdagradOptimizer
-from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, register_apply_op
+from dflow.train.optimizers import slot_creator
+from dflow.train.optimizers.adagrad import AdagradOptimizer
+from dflow.train.optimizers.optimizer import Optimizer, cast_to
+from dflow.train.optimizers.training_ops import apply_training_op, register_apply_op
 
 
 def _shrink(xp, value, amount):

@@ -24,9 +24,10 @@ import os
 import re
 
 from dflow._api import tf_export
-from dflow.framework import errors, file_io
-from dflow.framework.file_io import atomic_write_bytes
-from dflow.train import checkpoint_format
+from dflow.framework import errors
+from dflow.framework.files import file_io
+from dflow.framework.files.file_io import atomic_write_bytes
+from dflow.train.checkpoints import checkpoint_format
 
 _log = logging.getLogger("dflow")
 

@@ -10,8 +10,8 @@ from dflow.framework.graph import colocate_with, control_dependencies, get_defau
 from dflow.kernels import array_module
 from dflow.kernels import numba_loops as _numba
 from dflow.ops.control_flow.control_flow_ops import group
-from dflow.train.optimizer import Optimizer, cast_to
-from dflow.train.training_ops import apply_training_op, in_blocks, register_apply_op
+from dflow.train.optimizers.optimizer import Optimizer, cast_to
+from dflow.train.optimizers.training_ops import apply_training_op, in_blocks, register_apply_op
 
 
 def _alpha(xp, lr, beta1_power, beta2_power):

@@ -1,4 +1,4 @@
-"""The fields of ``dflow.framework.protobuf``'s messages: ``Field`` (a message's schema entry),
+"""The fields of ``dflow.framework.protos.protobuf``'s messages: ``Field`` (a message's schema entry),
 ``RepeatedField`` and ``MapField`` (the containers protobuf hands out), and protobuf's checks of
 repeated values (``check_scalar``)."""
 

@@ -1,7 +1,7 @@
 """The protocol buffers of TensorFlow's event files, encoded by hand.
 
 ``Summary``, ``Event``, ``SessionLog``, ``HistogramProto`` and the pieces
-they hold are small Python classes over ``dflow.framework.protobuf``'s
+they hold are small Python classes over ``dflow.framework.protos.protobuf``'s
 wire-format encoder and decoder, so dflow writes and reads what TensorBoard
 and TF1 do without depending on ``protobuf``, byte for byte.
 
@@ -15,7 +15,7 @@ The classes mimic the generated protobuf API that TF1 code uses::
 from __future__ import annotations
 
 from dflow._api import tf_export
-from dflow.framework.protobuf import (  # noqa: F401 - the wire format, used from here too
+from dflow.framework.protos.protobuf import (  # noqa: F401 - the wire format, used from here too
     Field,
     Message,
     RepeatedField,

@@ -36,8 +36,8 @@ from dflow.ops.control_flow.control_flow_ops import group, tuple_
 from dflow.ops.gradients.gradients_impl import gradients
 from dflow.ops.math import math_ops
 from dflow.ops.state.variables import Variable, assign_add, trainable_variables
-from dflow.train import slot_creator
-from dflow.train.training_ops import sparse_rows
+from dflow.train.optimizers import slot_creator
+from dflow.train.optimizers.training_ops import sparse_rows
 
 
 def _var_key(var) -> tuple:

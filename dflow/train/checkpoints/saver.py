@@ -85,7 +85,8 @@ import time
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import errors, file_io
+from dflow.framework import errors
+from dflow.framework.files import file_io
 from dflow.framework.graph import (
     GraphKeys,
     Operation,
@@ -95,7 +96,7 @@ from dflow.framework.graph import (
     strip_name_scope,
 )
 from dflow.ops.state.partitioned_variables import PartitionedVariable, SaveSliceInfo
-from dflow.train import checkpoint_format, checkpoint_management
+from dflow.train.checkpoints import checkpoint_format, checkpoint_management
 
 _log = logging.getLogger("dflow")
 

@@ -34,9 +34,10 @@ import time
 import numpy as np
 
 from dflow._api import tf_export
-from dflow.framework import dtypes, file_io
+from dflow.framework import dtypes
+from dflow.framework.files import file_io
 from dflow.framework.graph import get_default_graph, get_default_session
-from dflow.train import checkpoint_format, checkpoint_management
+from dflow.train.checkpoints import checkpoint_format, checkpoint_management
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _VALUE = ".ATTRIBUTES/VARIABLE_VALUE"
@@ -57,7 +58,7 @@ def _is_variable(obj) -> bool:
 def _children(obj) -> list:
     """``[(name, child)]`` of a trackable object, in a stable order."""
     from dflow.ops.state.partitioned_variables import PartitionedVariable
-    from dflow.train.optimizer import Optimizer
+    from dflow.train.optimizers.optimizer import Optimizer
 
     if isinstance(obj, Checkpoint):
         return list(obj._attributes.items())
@@ -84,7 +85,7 @@ def _is_layer(obj) -> bool:
 
 def _trackable(obj) -> bool:
     from dflow.ops.state.partitioned_variables import PartitionedVariable
-    from dflow.train.optimizer import Optimizer
+    from dflow.train.optimizers.optimizer import Optimizer
 
     if _is_variable(obj) or isinstance(obj, (Checkpoint, Optimizer, PartitionedVariable)) or _is_layer(obj):
         return True
@@ -100,7 +101,7 @@ def _trackable(obj) -> bool:
 def _walk(root) -> tuple[dict, list]:
     """Breadth-first over the object graph from ``root``: ``({checkpoint key: variable}, [optimizers
     with their paths])``; a variable reached twice keeps its first (shortest) path, as TF."""
-    from dflow.train.optimizer import Optimizer
+    from dflow.train.optimizers.optimizer import Optimizer
 
     keys: dict = {}
     seen: dict = {}

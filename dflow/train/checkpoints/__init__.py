@@ -1,0 +1,2 @@
+"""Checkpoints: ``tf.train.Saver``, object-based ``tf.train.Checkpoint``, their file format and
+``tf.train.warm_start``."""
