@@ -69,16 +69,16 @@ from dflow.ops.sparse import sparse_array_ops as _sparse_array_ops  # noqa: F401
 from dflow.ops.sparse import sparse_math_ops as _sparse_math_ops  # noqa: F401 - tf.sparse.add/maximum/reduce_*/softmax
 from dflow.ops.sparse import sparse_matmul_ops as _sparse_matmul_ops  # noqa: F401 - tf.sparse.sparse_dense_matmul, tf.sparse_matmul
 from dflow.ops.sparse import sparse_feature_ops as _sparse_feature_ops  # noqa: F401 - tf.sparse.bincount/cross, tf.edit_distance
-from dflow.ops.nn import embedding_ops as _embedding_ops  # noqa: F401 - tf.nn.embedding_lookup(_sparse), safe_embedding_lookup_sparse
-from dflow.ops.nn import candidate_sampling_ops as _candidate_sampling_ops  # noqa: F401 - tf.nn.*_candidate_sampler, compute_accidental_hits
-from dflow.ops.nn import sampled_losses as _sampled_losses  # noqa: F401 - tf.nn.nce_loss, tf.nn.sampled_softmax_loss
+from dflow.ops.embedding import embedding_ops as _embedding_ops  # noqa: F401 - tf.nn.embedding_lookup(_sparse), safe_embedding_lookup_sparse
+from dflow.ops.embedding import candidate_sampling_ops as _candidate_sampling_ops  # noqa: F401 - tf.nn.*_candidate_sampler, compute_accidental_hits
+from dflow.ops.embedding import sampled_losses as _sampled_losses  # noqa: F401 - tf.nn.nce_loss, tf.nn.sampled_softmax_loss
 from dflow.ops.state import sparse_accumulator as _sparse_accumulator  # noqa: F401 - tf.SparseConditionalAccumulator
 from dflow.ops.state import tensor_array_ops as _tensor_array_ops  # noqa: F401 - tf.TensorArray
 from dflow.ops.strings import string_ops as _string_ops  # noqa: F401 - tf.strings.to_hash_bucket*, tf.fingerprint
 from dflow.ops.strings import string_text_ops as _string_text_ops  # noqa: F401 - tf.strings.join/substr/regex_*/format/...
 from dflow.ops.strings import string_split_ops as _string_split_ops  # noqa: F401 - tf.string_split, tf.strings.split/ngrams
 from dflow.ops.strings import unicode_ops as _unicode_ops  # noqa: F401 - tf.strings.unicode_*
-from dflow.ops.state import lookup_tables as _lookup_tables  # noqa: F401 - tf.lookup.*
+from dflow.ops.lookup import lookup_tables as _lookup_tables  # noqa: F401 - tf.lookup.*
 from dflow.ops.math import bitwise_ops as _bitwise_ops  # noqa: F401 - tf.bitwise.*
 from dflow.ops.math import set_ops as _set_ops  # noqa: F401 - tf.sets.*
 from dflow.ops.state import variable_scope as _variable_scope  # noqa: F401
@@ -100,7 +100,7 @@ from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, t
 from dflow.ops.gradients import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians
 from dflow.ops.control_flow import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
 from dflow.ops.state import template as _template  # noqa: F401, E402 - tf.make_template
-from dflow.ops.nn.rnn import rnn_cell_impl as _rnn_cell_impl  # noqa: F401, E402 - tf.nn.rnn_cell.*
+from dflow.ops.rnn import rnn_cell_impl as _rnn_cell_impl  # noqa: F401, E402 - tf.nn.rnn_cell.*
 from dflow.platform import app as _platform_app  # noqa: F401, E402 - tf.app.run, tf.flags, tf.app.flags
 from dflow.platform import tf_logging as _tf_logging  # noqa: F401, E402 - tf.logging.*, tf.get_logger
 from dflow.testing import testcase as _testcase  # noqa: F401, E402 - tf.test.TestCase
@@ -108,9 +108,9 @@ from dflow.testing import testing as _testing  # noqa: F401, E402 - tf.test.*
 from dflow.ops.gradients import gradient_checker as _gradient_checker  # noqa: F401, E402 - tf.test.compute_gradient(_error)
 from dflow.ops.image import image_ops as _image_ops  # noqa: F401, E402 - tf.image.*
 from dflow.ops.image import image_color as _image_color  # noqa: F401, E402 - tf.image colour conversions and adjustments
-from dflow.ops.nn.rnn import rnn_cells as _rnn_cells  # noqa: F401, E402 - tf.nn.rnn_cell.*
-from dflow.ops.nn.rnn import rnn_cell_wrappers as _rnn_cell_wrappers  # noqa: F401, E402 - tf.nn.rnn_cell.*Wrapper
-from dflow.ops.nn.rnn import rnn as _rnn  # noqa: F401, E402 - tf.nn.dynamic_rnn, tf.nn.static_rnn, ...
+from dflow.ops.rnn import rnn_cells as _rnn_cells  # noqa: F401, E402 - tf.nn.rnn_cell.*
+from dflow.ops.rnn import rnn_cell_wrappers as _rnn_cell_wrappers  # noqa: F401, E402 - tf.nn.rnn_cell.*Wrapper
+from dflow.ops.rnn import rnn as _rnn  # noqa: F401, E402 - tf.nn.dynamic_rnn, tf.nn.static_rnn, ...
 from dflow.ops.image import image_resize as _image_resize  # noqa: F401, E402 - tf.image.resize*
 from dflow.ops.image import image_crop as _image_crop  # noqa: F401, E402 - tf.image.crop_and_resize, extract_glimpse
 from dflow.ops.image import image_nms as _image_nms  # noqa: F401, E402 - tf.image.*non_max_suppression*
@@ -141,7 +141,7 @@ from dflow.framework import load_library as _load_library  # noqa: F401, E402 - 
 from dflow.ops.array import fake_quant_ops as _fake_quant_ops  # noqa: F401, E402 - tf.fake_quant_*, tf.quantization.fake_quant_*
 from dflow.ops.state import session_ops as _session_ops  # noqa: F401, E402 - tf.get_session_handle, tf.get_session_tensor, ...
 from dflow.functions import module as _module  # noqa: F401, E402 - tf.Module, tf.variable_creator_scope
-from dflow.ops.linalg import linear_operator as _linear_operator  # noqa: F401, E402 - tf.linalg.LinearOperator*
+from dflow.ops.linear_operators import linear_operator as _linear_operator  # noqa: F401, E402 - tf.linalg.LinearOperator*
 from dflow.ops.random import index_shuffle as _index_shuffle  # noqa: F401, E402 - tf.random_index_shuffle
 from dflow.functions import function as _function  # noqa: F401, E402 - tf.function
 from dflow.functions import tape as _tape  # noqa: F401, E402 - tf.GradientTape

@@ -23,9 +23,9 @@ from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor
 from dflow.ops.array import array_ops
 from dflow.ops.array.select_ops import where_v2
+from dflow.ops.lookup.lookup_ops import vocabulary_lookup
 from dflow.ops.math import math_ops
 from dflow.ops.math.feature_ops import hashed_cross
-from dflow.ops.state.lookup_ops import vocabulary_lookup
 from dflow.ops.strings.string_ops import as_string, string_to_hash_bucket_fast
 
 # -- categorical columns ------------------------------------------------------------------------

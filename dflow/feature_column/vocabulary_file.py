@@ -1,6 +1,6 @@
 """``tf.feature_column.categorical_column_with_vocabulary_file``: ids from a vocabulary file.
 
-As in TF1, the ids come from a ``tf.lookup`` table (``dflow/ops/state/lookup_tables.py``)
+As in TF1, the ids come from a ``tf.lookup`` table (``dflow/ops/lookup/lookup_tables.py``)
 filled from the file when ``tf.tables_initializer()`` runs: a value's id is its
 line number; other values go to one of ``num_oov_buckets`` hash buckets after
 the vocabulary (``Fingerprint64``, as TF1), or to ``default_value``.
@@ -21,8 +21,8 @@ from dflow.feature_column.feature_column import (
 )
 from dflow.framework import dtypes
 from dflow.framework.files import file_io
+from dflow.ops.lookup.lookup_tables import StaticHashTable, StaticVocabularyTable, TextFileIndex, TextFileInitializer
 from dflow.ops.math import math_ops
-from dflow.ops.state.lookup_tables import StaticHashTable, StaticVocabularyTable, TextFileIndex, TextFileInitializer
 
 
 class _VocabularyFileCategoricalColumn(_CategoricalColumn, collections.namedtuple(

@@ -214,6 +214,10 @@ def _threads() -> int:
     return _get_threads() if _switch else 1
 
 
+# oneDNN's teams follow the pool (looked up at each call, so a test's patched _threads counts too).
+_onednn.pool_threads = lambda: _threads()
+
+
 def _run_blocks(blocks: list, body, threads: int) -> None:
     """``body(block)`` for each block, taken in turn by the calling thread and ``threads - 1``
     helpers (a thread the OS holds back delays one block, not the others), BLAS single-threaded.

@@ -39,7 +39,6 @@ from collections import OrderedDict
 
 import numpy as np
 
-from dflow.kernels import blas as _blas
 from dflow.kernels import dnnl as api
 
 _lib = None
@@ -140,12 +139,18 @@ def _stream():
     return s
 
 
+def pool_threads() -> int:
+    """The BLAS pool's size, which oneDNN's teams follow. ``dflow/kernels/blas.py`` installs its own
+    count here when it is imported: blas routes products to oneDNN, so oneDNN does not import blas."""
+    return 1
+
+
 def _team() -> int:
     """The size of the calling thread's OpenMP team, set as its OpenMP setting: the BLAS pool's
-    (``_blas._threads``: the session's ``intra_op_parallelism_threads``, a Dask worker's one
-    thread, ...), or one (``one_thread_here``, a forked child). oneDNN sizes a primitive's work
-    for the team when it builds it, so the size is part of the cache's key."""
-    threads = 1 if _forked or getattr(_streams, "alone", False) else _blas._threads()
+    (``pool_threads``, blas's ``_threads``: the session's ``intra_op_parallelism_threads``, a Dask
+    worker's one thread, ...), or one (``one_thread_here``, a forked child). oneDNN sizes a
+    primitive's work for the team when it builds it, so the size is part of the cache's key."""
+    threads = 1 if _forked or getattr(_streams, "alone", False) else pool_threads()
     if threads != getattr(_streams, "threads", None):
         _omp_set_num_threads(threads)
         _streams.threads = threads
@@ -419,7 +424,7 @@ _layers_on_teams = False  # a convolution or pool has run on a team of threads i
 
 def layers_on_teams() -> bool:
     """Whether a convolution or pool has run here on a team of OpenMP threads. Mid-sized float32
-    products then run on oneDNN too (``_blas.matmul``): OpenBLAS's own threads spin on after a
+    products then run on oneDNN too (``blas.matmul``): OpenBLAS's own threads spin on after a
     product, and the team's next kernels wait for the core they hold (the benchmarks' CNN at batch 8:
     a 14 x 14 x 64 max pool took 3.1 ms in the step, the 8 x 3136 x 1024 layer 3.5)."""
     return _layers_on_teams

@@ -154,7 +154,7 @@ def maybe_saved_model_directory(export_dir) -> bool:
 def main_op():
     """The default main op: initializes local variables and tables."""
     from dflow.ops.control_flow.control_flow_ops import group
-    from dflow.ops.state.lookup_ops import tables_initializer
+    from dflow.ops.lookup.lookup_ops import tables_initializer
     from dflow.ops.state.variables import local_variables_initializer
 
     return group(local_variables_initializer(), tables_initializer())

@@ -91,7 +91,7 @@ class Supervisor:
     def _init_ops(self, ready_op, ready_for_local_init_op, init_op, local_init_op) -> None:
         from dflow.framework.graph import add_to_collection
         from dflow.ops.control_flow.control_flow_ops import group
-        from dflow.ops.state.lookup_ops import tables_initializer
+        from dflow.ops.lookup.lookup_ops import tables_initializer
         from dflow.ops.state.variables import (
             global_variables_initializer,
             local_variables_initializer,

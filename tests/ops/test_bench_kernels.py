@@ -231,6 +231,7 @@ def test_small_product_with_a_transposed_operand():
 @pytest.fixture
 def shares(monkeypatch):
     """Element-wise chains from 1 000 elements go in shares over two threads; records the shares."""
+    _blas._threads()  # finds the BLAS thread switch, which the patched _threads below would not
     monkeypatch.setattr(_blas, "PARALLEL_ELEMENTS", 1000)
     monkeypatch.setattr(_blas, "_PARALLEL_SUB_ELEMENTS", 300)
     monkeypatch.setattr(_blas, "_threads", lambda: 2)

@@ -148,7 +148,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
 
 
 def _vocabulary_lookup(labels: Tensor, vocabulary) -> Tensor:
-    from dflow.ops.state.lookup_ops import vocabulary_lookup
+    from dflow.ops.lookup.lookup_ops import vocabulary_lookup
 
     if labels.dtype is not dtypes.string:
         raise ValueError(f"Labels dtype should be string if there is a vocabulary. Instead got {labels.dtype}")

@@ -29,11 +29,11 @@ from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, constant_value, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
+from dflow.kernels.strings import scalar_bytes as as_bytes
 from dflow.ops._common import invalid_argument
 from dflow.ops.image.image_ops import convert_image_dtype
 from dflow.ops.image.image_png import (
     PNG_SIGNATURE,
-    as_bytes,
     decode_bmp_array,
     decode_gif_array,
     decode_png_array,

@@ -29,11 +29,6 @@ _ADAM7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), 
 _SAMPLES = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
 
 
-def as_bytes(value) -> bytes:
-    value = value.item() if isinstance(value, np.ndarray) else value
-    return value.encode() if isinstance(value, str) else bytes(value)
-
-
 # -- PNG decoding ------------------------------------------------------------------------------------
 
 

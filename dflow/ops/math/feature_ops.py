@@ -22,7 +22,7 @@ from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
-from dflow.ops.strings.string_ops import as_bytes, fingerprint64, fingerprint_cat64
+from dflow.kernels.strings import as_bytes, fingerprint64, fingerprint_cat64
 
 # -- Bucketize ----------------------------------------------------------------------------------
 

@@ -21,8 +21,8 @@ from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
+from dflow.kernels.strings import scalar_bytes as as_bytes
 from dflow.ops._common import invalid_argument
-from dflow.ops.image.image_png import as_bytes
 
 _INT16_SCALE = 32768.0
 _DecodeWav = collections.namedtuple("DecodeWav", ["audio", "sample_rate"])  # what TF's op wrapper returns

@@ -17,11 +17,11 @@ from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.framework.op_registry import apply_op, constant_value, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
+from dflow.kernels.strings import as_bytes, fingerprint_cat64
 from dflow.ops._common import invalid_argument as _invalid
 from dflow.ops.math import math_ops
 from dflow.ops.math.feature_ops import DEFAULT_HASH_KEY, _entry_hash
 from dflow.ops.sparse.sparse_ops import as_sparse, host_shape, rank_of
-from dflow.ops.strings.string_ops import as_bytes, fingerprint_cat64
 
 _M64 = 0xFFFFFFFFFFFFFFFF
 

@@ -23,7 +23,7 @@ from dflow.ops.array import array_ops, slicing_ops
 from dflow.ops.linalg import linalg_ops
 from dflow.ops.math import math_ops, unary_math_ops
 from dflow.ops.nn import nn_ops
-from dflow.ops.nn.rnn.rnn_cell_impl import (
+from dflow.ops.rnn.rnn_cell_impl import (
     LayerRNNCell,
     RNNCell,
     _activation,

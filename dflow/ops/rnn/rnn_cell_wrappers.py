@@ -24,9 +24,9 @@ from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import as_shape
 from dflow.ops.math import math_ops, unary_math_ops
 from dflow.ops.nn import nn_ops
-from dflow.ops.nn.rnn.rnn_cell_impl import RNNCell, assert_like_rnncell
-from dflow.ops.nn.rnn.rnn_cells import LSTMStateTuple
 from dflow.ops.random import random_ops
+from dflow.ops.rnn.rnn_cell_impl import RNNCell, assert_like_rnncell
+from dflow.ops.rnn.rnn_cells import LSTMStateTuple
 from dflow.ops.state.tensor_array_ops import is_tensor_array
 
 

@@ -18,7 +18,7 @@ from dflow.ops.array import array_ops, creation_ops, select_ops, shape_ops, shap
 from dflow.ops.control_flow import control_flow_ops
 from dflow.ops.debugging import check_ops
 from dflow.ops.linalg import diag_ops
-from dflow.ops.linalg.linear_operator import (
+from dflow.ops.linear_operators.linear_operator import (
     LinearOperator,
     LinearOperatorDiag,
     _adjoint,

@@ -18,11 +18,11 @@ from dflow.framework import dtypes
 from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import name_scope
 from dflow.ops.array import array_ops, creation_ops, shape_ops, slicing_ops
+from dflow.ops.embedding.candidate_sampling_ops import compute_accidental_hits, log_uniform_candidate_sampler
+from dflow.ops.embedding.embedding_ops import embedding_lookup
 from dflow.ops.linalg import linalg_ops
 from dflow.ops.math import math_ops, unary_math_ops
 from dflow.ops.nn import nn_losses
-from dflow.ops.nn.candidate_sampling_ops import compute_accidental_hits, log_uniform_candidate_sampler
-from dflow.ops.nn.embedding_ops import embedding_lookup
 from dflow.ops.sparse.sparse_ops import sparse_to_dense
 
 

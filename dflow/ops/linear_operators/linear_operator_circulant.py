@@ -27,7 +27,7 @@ from dflow.ops.array import (
     tiling_ops,
 )
 from dflow.ops.debugging import check_ops
-from dflow.ops.linalg.linear_operator import (
+from dflow.ops.linear_operators.linear_operator import (
     LinearOperator,
     _adjoint,
     _commuting_hints,

@@ -30,7 +30,7 @@ from dflow.ops.array import array_ops, creation_ops, select_ops, shape_ops, slic
 from dflow.ops.control_flow import control_flow_ops
 from dflow.ops.debugging.logging_ops import Assert
 from dflow.ops.math import math_ops, reduction_ops
-from dflow.ops.nn.rnn.rnn_cell_impl import _concat, assert_like_rnncell
+from dflow.ops.rnn.rnn_cell_impl import _concat, assert_like_rnncell
 from dflow.ops.state.tensor_array_ops import TensorArray, is_tensor_array
 from dflow.ops.state.variable_scope import variable_scope
 

@@ -22,7 +22,7 @@ from dflow.framework import dtypes
 from dflow.framework.constant_op import convert_to_tensor
 from dflow.framework.graph import GraphKeys, get_default_graph, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
-from dflow.ops.strings.string_ops import as_bytes, fingerprint64
+from dflow.kernels.strings import as_bytes, fingerprint64
 
 
 def _lookup_infer(op):

@@ -23,7 +23,7 @@ from dflow.ops.array import array_ops, creation_ops, gather_ops, partition_ops, 
 from dflow.ops.control_flow import control_flow_ops
 from dflow.ops.debugging import check_ops
 from dflow.ops.linalg import diag_ops, linalg_extra, linalg_factorizations, linalg_ops, linalg_solvers
-from dflow.ops.linalg.linear_operator import (
+from dflow.ops.linear_operators.linear_operator import (
     LinearOperator,
     LinearOperatorDiag,
     LinearOperatorFullMatrix,
@@ -47,7 +47,7 @@ from dflow.ops.linalg.linear_operator import (
     convert_nonref_to_tensor,
     matrix_solve_with_broadcast,
 )
-from dflow.ops.linalg.linear_operator_identity import LinearOperatorIdentity, LinearOperatorScaledIdentity
+from dflow.ops.linear_operators.linear_operator_identity import LinearOperatorIdentity, LinearOperatorScaledIdentity
 from dflow.ops.math import math_ops, reduction_ops, sort_ops, unary_math_ops
 from dflow.ops.nn import nn_norm_ops
 
@@ -1266,4 +1266,4 @@ class LinearOperatorTridiag(LinearOperator):
                 + diag_ops.matrix_diag(subdiag[..., 1:], k=-1))
 
 
-from dflow.ops.linalg import linear_operator_circulant as _circulant  # noqa: E402,F401 - registers the circulant operators
+from dflow.ops.linear_operators import linear_operator_circulant as _circulant  # noqa: E402,F401 - registers the circulant operators

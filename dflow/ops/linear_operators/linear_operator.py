@@ -1295,5 +1295,5 @@ class LinearOperatorComposition(LinearOperator):
         return super()._assert_non_singular()
 
 
-from dflow.ops.linalg import linear_operator_identity as _identity  # noqa: E402,F401 - registers Identity, ScaledIdentity, Zeros
-from dflow.ops.linalg import linear_operator_structured as _structured  # noqa: E402,F401 - registers the structured operators
+from dflow.ops.linear_operators import linear_operator_identity as _identity  # noqa: E402,F401 - registers Identity, ScaledIdentity, Zeros
+from dflow.ops.linear_operators import linear_operator_structured as _structured  # noqa: E402,F401 - registers the structured operators

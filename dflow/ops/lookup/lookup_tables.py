@@ -33,8 +33,8 @@ from dflow.framework.files import file_io
 from dflow.framework.graph import GraphKeys, add_to_collection, colocate_with, name_scope
 from dflow.framework.op_registry import apply_op, not_differentiable, register
 from dflow.framework.tensor_shape import TensorShape
+from dflow.kernels.strings import as_bytes
 from dflow.ops.state.data_flow_ops import named_resource_kernel, resource_key
-from dflow.ops.strings.string_ops import as_bytes
 
 _KEY_DTYPES = (dtypes.string, dtypes.int32, dtypes.int64)
 

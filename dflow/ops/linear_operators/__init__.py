@@ -1,0 +1,1 @@
+"""``tf.linalg.LinearOperator`` and its subclasses: Python objects over dense tensors."""

@@ -1,0 +1,1 @@
+"""``tf.lookup``: hash tables, vocabulary tables, and tables with OOV hash buckets."""
