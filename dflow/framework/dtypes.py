@@ -196,7 +196,7 @@ UNIMPLEMENTED_REASONS = {
 UNIMPLEMENTED = frozenset(UNIMPLEMENTED_REASONS)
 
 _BY_NAME = {d.name: d for d in ALL + tuple(QUANTIZED_DTYPES | UNIMPLEMENTED)}
-_BY_NAME.update(half=float16, double=float64)
+_BY_NAME.update(half=float16, float=float32, double=float64)  # TF1's C names, as in tf.placeholder("float")
 _BY_NP = {np.dtype(d._np): d for d in ALL + tuple(QUANTIZED_DTYPES) if d is not string}
 _BY_NP[np.dtype(np.object_)] = string
 _BY_ENUM = {d._enum: d for d in ALL + tuple(QUANTIZED_DTYPES | UNIMPLEMENTED)}

@@ -14,9 +14,38 @@ def test_constant_infers_tf1_dtypes(value, dtype):
     assert tf.constant(value).dtype == dtype
 
 
-@pytest.mark.parametrize("spelling", [tf.float32, "float32", np.float32, np.dtype("float32"), 1])
+@pytest.mark.parametrize("spelling", [tf.float32, "float32", "float", float, np.float32, np.dtype("float32"), 1])
 def test_as_dtype_spellings(spelling):
     assert tf.as_dtype(spelling) is tf.float32
+
+
+# What TF 2.15's compat.v1 answers for the names TF1 programs use (tf.as_dtype, tf.placeholder).
+@pytest.mark.parametrize("name, dtype", [("float", "float32"), ("double", "float64"), ("half", "float16"),
+                                         ("float32", "float32"), ("int32", "int32"), ("bool", "bool"),
+                                         ("string", "string"), ("uint8", "uint8")])
+def test_tf1_dtype_names(name, dtype):
+    assert tf.as_dtype(name).name == dtype
+    with tf.Graph().as_default():
+        assert tf.placeholder(name, [None, 2]).dtype.name == dtype
+        if dtype != "string":
+            assert tf.zeros([2], name).dtype.name == dtype
+
+
+@pytest.mark.parametrize("name", ["int", "long", "complex", "float128"])
+def test_names_tf1_refuses_are_a_type_error_naming_the_value(name):
+    with pytest.raises(TypeError, match=repr(name)):
+        tf.as_dtype(name)
+
+
+def test_float_as_a_dtype_everywhere_tf1_takes_one():
+    """``"float"`` in the places tutorial programs write it (TF 2.15 gives float32 in each)."""
+    with tf.Graph().as_default():
+        x = tf.placeholder("float", [None, 2])
+        w = tf.Variable(tf.random_normal([2, 1], dtype="float"))
+        b = tf.get_variable("b", [1], "float", initializer=tf.zeros_initializer())
+        y = tf.matmul(x, w) + b + tf.cast(tf.constant([1]), "float") + tf.truncated_normal([1], dtype="float")
+        assert {t.dtype.base_dtype.name for t in (x, w, b, y)} == {"float32"}
+        assert x.dtype == "float"
 
 
 def test_dtype_properties():
