@@ -97,6 +97,7 @@ from dflow import saved_model  # noqa: F401, E402 - tf.saved_model.*
 from dflow import layers  # noqa: F401, E402 - tf.layers.*
 from dflow.ops import ragged  # noqa: F401, E402 - tf.RaggedTensor, tf.RaggedTensorSpec, tf.ragged.*
 from dflow import debugging  # noqa: F401, E402 - tf.debugging.*, tf.assert_*, tf.Print, tf.print
+from dflow import distributions  # noqa: F401, E402 - tf.distributions.*
 from dflow.ops.gradients import custom_gradient as _custom_gradient  # noqa: F401, E402 - tf.custom_gradient, tf.hessians
 from dflow.ops.control_flow import script_ops as _script_ops  # noqa: F401, E402 - tf.py_func, tf.numpy_function
 from dflow.ops.state import template as _template  # noqa: F401, E402 - tf.make_template

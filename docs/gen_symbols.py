@@ -26,7 +26,6 @@ LEFT_OUT = {
                   "SyncReplicasOptimizer (docs/cluster.md)",
     "tpu": "no TPU support",
     "lite": "the TF Lite converter is out of scope",
-    "distributions": "tf.distributions is deprecated in TF1 (TensorFlow Probability replaced it)",
     "mixed_precision": "no mixed-precision graph rewrite",
     "profiler": "use RunOptions(trace_level=FULL_TRACE) and the Dask dashboard",
     "autograph": "graphs are built by tracing Python: no AutoGraph conversion",
