@@ -8,9 +8,9 @@
 * ``tf.contrib.rnn``: the cells and RNN functions that TF 1.15's
   ``tf.contrib.rnn`` re-exported from ``tf.nn`` (the same objects).
 
-The rest of ``tf.contrib`` (``contrib.layers.fully_connected``, ``slim``,
-``contrib.learn``, ...) is not provided; ``tf.layers`` and ``tf.nn`` cover what
-it did.
+``tf.contrib.layers``' layer functions are in ``layers.py`` (``batch_norm.py``, ``optimizers.py``,
+``summaries.py``) and ``tf.contrib.framework`` in ``framework.py``; the rest of ``tf.contrib``
+(``slim``, ``contrib.learn``, ...) is not provided.
 """
 
 from __future__ import annotations
