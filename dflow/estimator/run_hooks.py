@@ -132,9 +132,9 @@ class _ProgressBarHook(SessionRunHook):
         self._drawn = False
 
     def begin(self):
-        from dflow.train.training_util import get_global_step
+        from dflow.train.training_util import _get_or_create_global_step_read
 
-        self._global_step = get_global_step()
+        self._global_step = _get_or_create_global_step_read()  # the step the run started from
         self._last_draw = 0.0
 
     def after_create_session(self, session, coord):

@@ -79,11 +79,13 @@ class RemotePartition:
         self.worker = worker
         self.resources = {"GPU": 1} if "device:GPU" in partition.device else {}
         self.graph_key = graph_key
-        # The last field says whether the partition has fused ops (sessions.fusion): the worker then
+        # The seventh field says whether the partition has fused ops (sessions.fusion): the worker then
         # finds the same ones, whatever its own DFLOW_FUSE_OPS, and the trace's labels are its ops'.
+        # The last names the ref variables it reads again after its ops (plan.alias_fetches).
         self.spec = (partition.device, tuple(op.name for op in partition.ops),
                      tuple(t.name for t in partition.inputs), tuple(t.name for t in partition.outputs),
-                     tuple(partition.upstream), tuple(tuple(s) for s in sources), bool(fusions_of(partition)))
+                     tuple(partition.upstream), tuple(tuple(s) for s in sources), bool(fusions_of(partition)),
+                     tuple(op.name for op in partition.final_reads))
         self.key = hashlib.sha1(repr((graph_key, self.spec)).encode()).hexdigest()
         self.blocking = any(op._opdef.uses_context for op in partition.ops)
         # The worker lives in this process (a tf.train.Server): run here, as TF1's in-process master

@@ -96,6 +96,9 @@ class Partition:
     outputs: list = field(default_factory=list)
     upstream: list = field(default_factory=list)  # indices of partitions it waits for
     fusions: dict | None = None  # fused ops, found when its program is first compiled (sessions.fusion)
+    # Ref variables (their VariableV2 ops) whose value the partition reads once more after its last op:
+    # fetches that alias a variable's buffer (``alias_fetches``) come from there, after the run's updates.
+    final_reads: list = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -283,6 +286,63 @@ def fetch_sources(fetch_tensors, fed_index: dict, partitions) -> list:
         for oi, t in enumerate(p.outputs):
             where[t] = (pi, oi)
     return [("feed", fed_index[t]) if t in fed_index else where[t] for t in fetch_tensors]
+
+
+# Ops that pass a ref variable's buffer on without copying it: a fetch made by a chain of them from
+# ``v:0`` is the variable itself in TF1 (``v``, ``v/read``, ``tf.identity(v)``, ``v.read_value()``).
+_FORWARDING = frozenset({"Identity", "_ReadVariable"})
+
+
+def alias_fetches(fetch_tensors, ops, fed, resource_variables) -> dict:
+    """``{fetch position: VariableV2 op}`` for the fetches that alias a ref variable this run updates.
+
+    A TF1 ref variable's fetched value shares the variable's buffer and is copied when the run ends,
+    so ``sess.run([train_op, global_step])`` gives the step after ``train_op``'s increment. Such a
+    fetch is a chain of forwarding ops (``Identity``, ``read_value()``'s read) from the variable's
+    ``v:0``; a resource variable's reads stay snapshots, as in TF1.
+
+    >>> import dflow as tf
+    >>> g = tf.Graph()
+    >>> with g.as_default():
+    ...     v = tf.Variable(0, name="v"); inc = tf.assign_add(v, 1)
+    >>> ops = prune_to_fetches([inc, v.value()], [], set())
+    >>> {i: op.name for i, op in alias_fetches([inc, v.value()], ops, set(), set()).items()}
+    {1: 'v'}
+    """
+    updated = set()
+    for op in ops:
+        var = op._attrs.get("var")
+        if var is not None and op._type not in _FORWARDING and op._type != "_VariableInitializedValue":
+            updated.add(var)
+            updated.update(op._attrs.get("slots", ()))
+    out = {}
+    for i, t in enumerate(fetch_tensors):
+        if t in fed:
+            continue
+        op = t._op
+        while op._type in _FORWARDING and op._inputs and op._inputs[0] not in fed:
+            op = op._inputs[0]._op
+        if op._type == "VariableV2" and op in updated and op not in resource_variables:
+            out[i] = op
+    return out
+
+
+def place_final_reads(aliases: dict, partitions: list, placement: dict, fetch_sources: list) -> None:
+    """Serves each aliasing fetch from a read of its variable after the last partition of the
+    variable's device that updates it (updates run where their variable lives), in place."""
+    for i, var in aliases.items():
+        device = placement[var]
+        last = None
+        for pi, p in enumerate(partitions):
+            if p.device == device and any(op._attrs.get("var") is var or var in op._attrs.get("slots", ())
+                                          for op in p.ops if op._type not in _FORWARDING):
+                last = pi
+        if last is None:  # updated elsewhere (a slot of an op on another device): keep the snapshot
+            continue
+        p = partitions[last]
+        if var not in p.final_reads:
+            p.final_reads.append(var)
+        fetch_sources[i] = (last, len(p.outputs) + p.final_reads.index(var))
 
 
 def is_tensor(x) -> bool:

@@ -203,11 +203,14 @@ class PartitionProgram:
         self.partition = partition
         self.device = partition.device
         binding = getattr(resources, "binding", None)  # variables remember the device they were placed on
+        ops = list(partition.ops) + list(partition.final_reads)
         if binding is not None:
             with binding(partition.device):
-                self._kernels = [_bind(op, resources) for op in partition.ops]
+                kernels = [_bind(op, resources) for op in ops]
         else:
-            self._kernels = [_bind(op, resources) for op in partition.ops]
+            kernels = [_bind(op, resources) for op in ops]
+        self._kernels = kernels[:len(partition.ops)]
+        self._final_reads = kernels[len(partition.ops):]  # a ref variable's value after the partition's updates
         self._input_sources = input_sources
         self._convert = convert_inputs
         self._line_ops: dict = {}
@@ -290,8 +293,11 @@ class PartitionProgram:
                 stmt += f"; del {', '.join(gone)}"
             lines.append(f"    {stmt}")
             line_ops[len(lines)] = op
-        ret = ", ".join(names[t] for t in p.outputs)
-        lines.append(f"    return ({ret}{',' if len(p.outputs) == 1 else ''})")
+        returned = [names[t] for t in p.outputs]
+        for j, kernel in enumerate(self._final_reads):  # after every op: the values fetches alias (plan.py)
+            namespace[f"r{j}"] = kernel
+            returned.append(f"r{j}()")
+        lines.append(f"    return ({', '.join(returned)}{',' if len(returned) == 1 else ''})")
         lines.append("  except Exception as _e:")
         lines.append("    raise _fail(_e) from _e")
         source = "\n".join(lines) + "\n"

@@ -292,6 +292,11 @@ class BaseSession:
         op_level = _op_level_tasks()
         partitions = planning.partition_by_device(ops, placement, fed_set, fetch_tensors, op_level)
         fed_index = {t: i for i, t in enumerate(fed)}
+        # A fetched ref variable is its value after the run's updates, as TF1's aliasing buffers give.
+        aliases = planning.alias_fetches(fetch_tensors, ops, fed_set,
+                                         self._graph._attachments.get("resource_variables", ()))
+        sources_of_fetches = planning.fetch_sources(fetch_tensors, fed_index, partitions)
+        planning.place_final_reads(aliases, partitions, placement, sources_of_fetches)
         programs = []
         for p in partitions:
             sources = []
@@ -305,7 +310,7 @@ class BaseSession:
                             break
             programs.append(self._runtime.compile(p, sources, partitions))
         plan = planning.Plan(list(fetch_tensors), list(targets), fed, ops, placement, partitions, programs)
-        plan.fetch_sources = planning.fetch_sources(fetch_tensors, fed_index, partitions)
+        plan.fetch_sources = sources_of_fetches
         plan.needs_context = any(op._opdef.uses_context for op in ops)
         plan.fetches_handles = session_ops.fetches_handles(fetch_tensors)  # tf.get_session_handle outputs
         return plan

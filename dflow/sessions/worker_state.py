@@ -119,10 +119,11 @@ def _program(graph_key: str, spec: tuple):
     from dflow.sessions.plan import Partition
     from dflow.sessions.program import PartitionProgram
 
-    device, op_names, input_names, output_names, upstream, sources, fused = spec
+    device, op_names, input_names, output_names, upstream, sources, fused, final_reads = spec
     partition = Partition(device, [graph.get_operation_by_name(n) for n in op_names],
                           [graph.get_tensor_by_name(n) for n in input_names],
-                          [graph.get_tensor_by_name(n) for n in output_names], list(upstream))
+                          [graph.get_tensor_by_name(n) for n in output_names], list(upstream),
+                          final_reads=[graph.get_operation_by_name(n) for n in final_reads])
     partition.fusions = find_fusions(partition) if fused else {}  # the client's decision (cluster_runtime)
     program = PartitionProgram(partition, list(sources), _RESOURCES, _converter(device))
     with _LOCK:

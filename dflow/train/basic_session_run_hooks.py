@@ -55,7 +55,8 @@ def _summary_writer(output_dir, what: str):
 
 
 def _global_step_tensor(hook_name: str):
-    step = training_util.get_global_step()
+    """The global step's value as the run read it (TF's ``_get_or_create_global_step_read``)."""
+    step = training_util._get_or_create_global_step_read()
     if step is None:
         raise RuntimeError(f"Global step should be created to use {hook_name}.")
     return step
@@ -387,7 +388,7 @@ class StepCounterHook(SessionRunHook):
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = _summary_writer(self._output_dir, "The global_step/sec summary")
         self._global_step_tensor = _global_step_tensor("StepCounterHook")
-        self._summary_tag = self._global_step_tensor.op.name + "/sec"
+        self._summary_tag = training_util.get_global_step().op.name + "/sec"  # global_step/sec
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)

@@ -43,7 +43,7 @@ class SummarySaverHook(SessionRunHook):
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = FileWriterCache.get(self._output_dir)
         self._next_step = None
-        self._global_step_tensor = training_util.get_global_step()
+        self._global_step_tensor = training_util._get_or_create_global_step_read()
         if self._global_step_tensor is None:
             raise RuntimeError("Global step should be created to use SummarySaverHook.")
 

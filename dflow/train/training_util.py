@@ -45,6 +45,32 @@ def get_or_create_global_step(graph=None):
     return step if step is not None else create_global_step(graph)
 
 
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"  # TF's collection of the read below
+
+
+def _get_or_create_global_step_read(graph=None):
+    """A copy of the global step's value (``global_step/add:0``, its value plus zero), cached in the
+    graph, as TF 1.15's hooks read it; None without a global step.
+
+    A fetched ref variable is its value after the run's updates (TF1's aliasing buffers); this copy is
+    the value the step's read took, so a hook fetching it beside ``train_op`` sees the step the run
+    started from, as TF's hooks do (they add one, or read the step again).
+    """
+    graph = graph or get_default_graph()
+    cached = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if cached:
+        return cached[0]
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    from dflow.ops.math.math_ops import add
+
+    with graph.as_default(), graph.name_scope(None), graph.name_scope(step.op.name + "/"):
+        read = add(step.value() if hasattr(step, "value") else step, 0)
+    graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
+    return read
+
+
 @tf_export("train.global_step")
 def global_step(sess, global_step_tensor) -> int:
     """The value of the global step, as a Python int."""

@@ -296,6 +296,25 @@ def test_training_step_on_the_cluster_matches_local(cluster):
         np.testing.assert_allclose(s.run(w2), want, rtol=1e-6)
 
 
+def test_fetched_ref_variables_on_a_parameter_server_are_their_values_after_the_step(cluster):
+    # The weights and the step live on the ps; the gradient is computed on a worker, so the ps runs
+    # one partition that reads w and a later one that updates it: the fetches come from the last.
+    # TF 2.15 (ref variables) gives the same as a local run: [None, 1, [0.8, 1.6], [0.8, 1.6]].
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable([1.0, 2.0], name="w")
+        gs = tf.train.get_or_create_global_step()
+    with tf.device("/job:worker/task:1"):
+        loss = tf.reduce_sum(w * w)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+    with tf.Session(cluster.target) as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([train, gs, w, w.read_value()])
+        assert got[0] is None and int(got[1]) == 1
+        np.testing.assert_allclose(got[2], [0.8, 1.6], rtol=1e-6)
+        np.testing.assert_allclose(got[3], [0.8, 1.6], rtol=1e-6)
+        assert int(sess.run([train, gs])[1]) == 2
+
+
 def test_kernel_error_on_a_worker_names_the_op(cluster):
     p = tf.placeholder(tf.float32, [None])
     with tf.device("/job:worker/task:1"):
