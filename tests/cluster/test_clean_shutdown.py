@@ -32,9 +32,9 @@ def test_demo_in_process_ends_clean_with_progress_and_predictions(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     _assert_clean(out.stderr)
     assert out.stdout.rstrip().splitlines()[-3].startswith('Prediction is "Virginica"')
-    # TF1's progress lines while it trains, before the summary.
+    # TF1's progress lines while it trains, before the summary; the first says "step = 1" (the step just taken).
     progress = [line for line in out.stdout.splitlines() if line.startswith("INFO:tensorflow:")]
-    assert progress[0].startswith("INFO:tensorflow:loss = ") and progress[0].endswith(", step = 0")
+    assert progress[0].startswith("INFO:tensorflow:loss = ") and progress[0].endswith(", step = 1")
     assert any(line.startswith("INFO:tensorflow:global_step/sec: ") for line in progress)
     assert out.stdout.index("INFO:tensorflow:loss") < out.stdout.index("Test set accuracy")
 
@@ -149,6 +149,6 @@ def test_estimator_training_logs_tf1_progress_lines_after_set_verbosity(tmp_path
     assert out.returncode == 0, out.stderr[-3000:]
     lines = [line for line in out.stderr.splitlines() if "loss =" in line or "global_step/sec" in line]
     assert [line.split(" = ")[0] for line in lines if "loss =" in line] == ["INFO:tensorflow:loss"] * 3
-    assert [line.rsplit("step = ", 1)[1].split()[0] for line in lines if "loss =" in line] == ["0", "5", "10"]
+    assert [line.rsplit("step = ", 1)[1].split()[0] for line in lines if "loss =" in line] == ["1", "6", "11"]
     assert any(line.startswith("INFO:tensorflow:global_step/sec: ") for line in lines)
     _assert_clean(out.stderr)
