@@ -9,8 +9,9 @@
   ``tf.contrib.rnn`` re-exported from ``tf.nn`` (the same objects).
 
 ``tf.contrib.layers``' layer functions are in ``layers.py`` (``batch_norm.py``, ``optimizers.py``,
-``summaries.py``) and ``tf.contrib.framework`` in ``framework.py``; the rest of ``tf.contrib``
-(``slim``, ``contrib.learn``, ...) is not provided.
+``summaries.py``), ``tf.contrib.framework`` in ``framework.py``, and ``seq2seq/``, ``crf.py``,
+``opt.py``, ``training.py``, ``learn.py`` and ``rnn_extra.py`` hold those namespaces; ``slim`` and
+``legacy_seq2seq`` are not provided yet (docs/porting.md).
 """
 
 from __future__ import annotations
