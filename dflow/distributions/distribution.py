@@ -15,12 +15,13 @@ import numpy as np
 
 from dflow._api import export_value, tf_export
 from dflow.framework import dtypes
-from dflow.framework.constant_op import convert_to_tensor
+from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import Tensor, name_scope
 from dflow.framework.op_registry import constant_value
 from dflow.framework.tensor_shape import TensorShape, as_shape, dimension_value
 from dflow.ops.array.array_ops import concat
 from dflow.ops.array.shape_ops import reshape, shape
+from dflow.ops.array.shape_utils import broadcast_dynamic_shape, broadcast_static_shape
 from dflow.ops.math import math_ops, unary_math_ops
 from dflow.ops.math.reduction_ops import reduce_prod
 
@@ -448,3 +449,28 @@ class Distribution:
             return shp.shape.as_list() == [0]
         return math_ops.equal(shape(shp)[0], 0)
 
+
+class ScalarEventDistribution(Distribution):
+    """A distribution of scalar events whose batch shape is its parameters' broadcast shape (Normal,
+    Laplace, Uniform, StudentT, Gamma): subclasses name the parameters in ``_batch_params``."""
+
+    def _batch_params(self) -> tuple:
+        raise NotImplementedError
+
+    def _batch_shape_tensor(self):
+        *rest, last = (shape(p) for p in self._batch_params())
+        for s in reversed(rest):  # right-nested, as TF writes StudentT's
+            last = broadcast_dynamic_shape(s, last)
+        return last
+
+    def _batch_shape(self):
+        out = TensorShape([])
+        for p in self._batch_params():
+            out = broadcast_static_shape(out, p.shape)
+        return out
+
+    def _event_shape_tensor(self):
+        return constant([], dtype=dtypes.int32)
+
+    def _event_shape(self):
+        return TensorShape([])

@@ -14,7 +14,6 @@ from dflow.ops.array.array_ops import concat
 from dflow.ops.array.creation_ops import fill, ones, ones_like
 from dflow.ops.array.select_ops import where_v2
 from dflow.ops.array.shape_ops import shape
-from dflow.ops.array.shape_utils import broadcast_dynamic_shape, broadcast_static_shape
 from dflow.ops.control_flow.control_flow_ops import identity, with_dependencies
 from dflow.ops.debugging import check_ops
 from dflow.ops.math import math_ops, special_math_ops, unary_math_ops
@@ -27,7 +26,7 @@ def _nan_fill(dist):
 
 
 @tf_export("distributions.Gamma")
-class Gamma(distribution.Distribution):
+class Gamma(distribution.ScalarEventDistribution):
     """The Gamma distribution with shape ``concentration`` and inverse scale ``rate``."""
 
     def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True, name="Gamma"):
@@ -46,6 +45,9 @@ class Gamma(distribution.Distribution):
     def _param_shapes(sample_shape):
         return dict(zip(("concentration", "rate"), [convert_to_tensor(sample_shape, dtype=dtypes.int32)] * 2))
 
+    def _batch_params(self):
+        return (self.concentration, self.rate)
+
     @property
     def concentration(self):
         """The shape parameter (alpha)."""
@@ -56,17 +58,9 @@ class Gamma(distribution.Distribution):
         """The inverse scale (beta)."""
         return self._rate
 
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(shape(self.concentration), shape(self.rate))
 
-    def _batch_shape(self):
-        return broadcast_static_shape(self.concentration.shape, self.rate.shape)
 
-    def _event_shape_tensor(self):
-        return constant([], dtype=dtypes.int32)
 
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         # dflow's RandomGamma has no gradient for alpha (TF's implicit one): the samples

@@ -12,20 +12,15 @@ from dflow.distributions import distribution, kullback_leibler, util
 from dflow.framework import dtypes
 from dflow.framework.constant_op import constant, convert_to_tensor
 from dflow.framework.graph import control_dependencies, name_scope
-from dflow.framework.tensor_shape import TensorShape
 from dflow.ops.array.array_ops import concat
 from dflow.ops.array.creation_ops import fill, ones, ones_like, zeros, zeros_like
 from dflow.ops.array.select_ops import where_v2
 from dflow.ops.array.shape_ops import shape
-from dflow.ops.array.shape_utils import broadcast_dynamic_shape, broadcast_static_shape
+from dflow.ops.array.shape_utils import broadcast_dynamic_shape
 from dflow.ops.control_flow.control_flow_ops import identity, with_dependencies
 from dflow.ops.debugging import check_ops
 from dflow.ops.math import math_ops, special_math_ops, unary_math_ops
 from dflow.ops.random import random_ops
-
-
-def _scalar_event_shape_tensor():
-    return constant([], dtype=dtypes.int32)
 
 
 def _same_shape_params(names, sample_shape):
@@ -36,12 +31,11 @@ def _nan_like(dist, name="nan"):
     return fill(dist.batch_shape_tensor(), np.array(np.nan, dtype=dist.dtype.as_numpy_dtype), name=name)
 
 
-@tf_export("distributions.Normal")
-class Normal(distribution.Distribution):
-    """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
+class _LocationScale(distribution.ScalarEventDistribution):
+    """Normal and Laplace: a ``loc`` and a positive ``scale`` (checked with ``validate_args``), fully
+    reparameterized."""
 
-    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
-        parameters = dict(locals())
+    def __init__(self, loc, scale, validate_args, allow_nan_stats, parameters, name):
         with name_scope(name, values=[loc, scale]) as name:
             with control_dependencies([check_ops.assert_positive(scale)] if validate_args else []):
                 self._loc = identity(loc, name="loc")
@@ -55,27 +49,27 @@ class Normal(distribution.Distribution):
     def _param_shapes(sample_shape):
         return _same_shape_params(("loc", "scale"), sample_shape)
 
+    def _batch_params(self):
+        return (self.loc, self.scale)
+
     @property
     def loc(self):
-        """The mean."""
+        """The location (the mean, median and mode)."""
         return self._loc
 
     @property
     def scale(self):
-        """The standard deviation."""
+        """The scale (a normal's standard deviation, a Laplace's ``stddev / sqrt(2)``)."""
         return self._scale
 
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(shape(self.loc), shape(self.scale))
 
-    def _batch_shape(self):
-        return broadcast_static_shape(self.loc.shape, self.scale.shape)
+@tf_export("distributions.Normal")
+class Normal(_LocationScale):
+    """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
 
-    def _event_shape_tensor(self):
-        return _scalar_event_shape_tensor()
-
-    def _event_shape(self):
-        return TensorShape([])
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
+        parameters = dict(locals())
+        super().__init__(loc, scale, validate_args, allow_nan_stats, parameters, name)
 
     def _sample_n(self, n, seed=None):
         shp = concat([[n], self.batch_shape_tensor()], 0)
@@ -142,45 +136,12 @@ def _kl_normal_normal(n_a, n_b, name=None):
 
 
 @tf_export("distributions.Laplace")
-class Laplace(distribution.Distribution):
+class Laplace(_LocationScale):
     """The Laplace distribution, density ``exp(-|x - loc| / scale) / (2 scale)``."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
         parameters = dict(locals())
-        with name_scope(name, values=[loc, scale]) as name:
-            with control_dependencies([check_ops.assert_positive(scale)] if validate_args else []):
-                self._loc = identity(loc, name="loc")
-                self._scale = identity(scale, name="scale")
-                check_ops.assert_same_float_dtype([self._loc, self._scale])
-            super().__init__(dtype=self._loc.dtype, reparameterization_type=distribution.FULLY_REPARAMETERIZED,
-                             validate_args=validate_args, allow_nan_stats=allow_nan_stats, parameters=parameters,
-                             graph_parents=[self._loc, self._scale], name=name)
-
-    @staticmethod
-    def _param_shapes(sample_shape):
-        return _same_shape_params(("loc", "scale"), sample_shape)
-
-    @property
-    def loc(self):
-        """The location (mean, median and mode)."""
-        return self._loc
-
-    @property
-    def scale(self):
-        """The scale, ``stddev / sqrt(2)``."""
-        return self._scale
-
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(shape(self.loc), shape(self.scale))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.loc.shape, self.scale.shape)
-
-    def _event_shape_tensor(self):
-        return _scalar_event_shape_tensor()
-
-    def _event_shape(self):
-        return TensorShape([])
+        super().__init__(loc, scale, validate_args, allow_nan_stats, parameters, name)
 
     def _sample_n(self, n, seed=None):
         shp = concat([[n], self.batch_shape_tensor()], 0)
@@ -233,7 +194,7 @@ class Laplace(distribution.Distribution):
 
 
 @tf_export("distributions.Uniform")
-class Uniform(distribution.Distribution):
+class Uniform(distribution.ScalarEventDistribution):
     """The uniform distribution on ``[low, high)``."""
 
     def __init__(self, low=0.0, high=1.0, validate_args=False, allow_nan_stats=True, name="Uniform"):
@@ -252,6 +213,9 @@ class Uniform(distribution.Distribution):
     def _param_shapes(sample_shape):
         return _same_shape_params(("low", "high"), sample_shape)
 
+    def _batch_params(self):
+        return (self.low, self.high)
+
     @property
     def low(self):
         """The lower bound (included)."""
@@ -266,18 +230,6 @@ class Uniform(distribution.Distribution):
         """``high - low``."""
         with self._name_scope(name):
             return self.high - self.low
-
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(shape(self.low), shape(self.high))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.low.shape, self.high.shape)
-
-    def _event_shape_tensor(self):
-        return _scalar_event_shape_tensor()
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         shp = concat([[n], self.batch_shape_tensor()], 0)
@@ -312,7 +264,7 @@ class Uniform(distribution.Distribution):
 
 
 @tf_export("distributions.StudentT")
-class StudentT(distribution.Distribution):
+class StudentT(distribution.ScalarEventDistribution):
     """Student's t with ``df`` degrees of freedom, location ``loc`` and scale ``scale``."""
 
     def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True, name="StudentT"):
@@ -331,6 +283,9 @@ class StudentT(distribution.Distribution):
     def _param_shapes(sample_shape):
         return _same_shape_params(("df", "loc", "scale"), sample_shape)
 
+    def _batch_params(self):
+        return (self.df, self.loc, self.scale)
+
     @property
     def df(self):
         """Degrees of freedom."""
@@ -345,18 +300,6 @@ class StudentT(distribution.Distribution):
     def scale(self):
         """The scale."""
         return self._scale
-
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(shape(self.df), broadcast_dynamic_shape(shape(self.loc), shape(self.scale)))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(broadcast_static_shape(self.df.shape, self.loc.shape), self.scale.shape)
-
-    def _event_shape_tensor(self):
-        return _scalar_event_shape_tensor()
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         shp = concat([[n], self.batch_shape_tensor()], 0)

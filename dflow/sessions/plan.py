@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from dflow.framework import errors
 from dflow.framework.graph import Operation, Tensor
+from dflow.ops.state.variables import variables_written_by
 
 
 def prune_to_fetches(fetch_tensors, targets, fed, done=()) -> list:
@@ -309,12 +310,7 @@ def alias_fetches(fetch_tensors, ops, fed, resource_variables) -> dict:
     >>> {i: op.name for i, op in alias_fetches([inc, v.value()], ops, set(), set()).items()}
     {1: 'v'}
     """
-    updated = set()
-    for op in ops:
-        var = op._attrs.get("var")
-        if var is not None and op._type not in _FORWARDING and op._type != "_VariableInitializedValue":
-            updated.add(var)
-            updated.update(op._attrs.get("slots", ()))
+    updated = {var for op in ops for var in variables_written_by(op)}
     out = {}
     for i, t in enumerate(fetch_tensors):
         if t in fed:
@@ -334,8 +330,7 @@ def place_final_reads(aliases: dict, partitions: list, placement: dict, fetch_so
         device = placement[var]
         last = None
         for pi, p in enumerate(partitions):
-            if p.device == device and any(op._attrs.get("var") is var or var in op._attrs.get("slots", ())
-                                          for op in p.ops if op._type not in _FORWARDING):
+            if p.device == device and any(var in variables_written_by(op) for op in p.ops):
                 last = pi
         if last is None:  # updated elsewhere (a slot of an op on another device): keep the snapshot
             continue

@@ -242,6 +242,15 @@ def _ref_read_source(t: Tensor) -> Operation | None:
     return op
 
 
+def variables_written_by(op: Operation) -> tuple:
+    """The ``VariableV2`` ops that ``op`` updates: the variable it names (``var``) and an optimizer's
+    ``slots``; none for a read."""
+    var = op._attrs.get("var")
+    if var is None or op._type in _READ_TYPES:
+        return ()
+    return (var, *op._attrs.get("slots", ()))
+
+
 def _variables_updated_by(ops) -> frozenset:
     """The variable ops that an update among ``ops`` or their ancestors writes."""
     found, seen, stack = set(), set(), list(ops)
@@ -250,10 +259,7 @@ def _variables_updated_by(ops) -> frozenset:
         if op in seen:
             continue
         seen.add(op)
-        var = op._attrs.get("var")
-        if var is not None and op.type not in _READ_TYPES:
-            found.add(var)
-            found.update(op._attrs.get("slots", ()))
+        found.update(variables_written_by(op))
         stack.extend(t._op for t in op._inputs)
         stack.extend(op._control_inputs)
     return frozenset(found)
