@@ -34,7 +34,8 @@ from dflow.framework import constant_op as _constant_op  # noqa: F401
 from dflow.ops.control_flow import control_flow_ops as _control_flow_ops  # noqa: F401
 from dflow.ops.gradients import gradients_impl as _gradients_impl  # noqa: F401
 from dflow.ops.linalg import linalg_ops as _linalg_ops  # noqa: F401
-from dflow.ops.linalg import linalg_extra as _linalg_extra  # noqa: F401 - tf.linalg.expm, lu, pinv, tridiagonal_solve, ...
+from dflow.ops.linalg import linalg_extra as _linalg_extra  # noqa: F401 - tf.linalg.expm, lu, pinv, ...
+from dflow.ops.linalg import linalg_tridiagonal as _linalg_tridiagonal  # noqa: F401 - tf.linalg.tridiagonal_*, eigh_tridiagonal
 from dflow.ops.nn import losses_ops as _losses_ops  # noqa: F401 - tf.losses.*
 from dflow.ops.math import math_ops as _math_ops  # noqa: F401
 from dflow.ops.math import math_extra_ops as _math_extra_ops  # noqa: F401 - tf.math.xlogy, tf.complex, tf.confusion_matrix, ...

@@ -27,8 +27,8 @@ from dflow.ops.array import (
     tiling_ops,
 )
 from dflow.ops.debugging import check_ops
-from dflow.ops.linear_operators.linear_operator import (
-    LinearOperator,
+from dflow.ops.linear_operators.linear_operator import LinearOperator
+from dflow.ops.linear_operators.linear_operator_util import (
     _adjoint,
     _commuting_hints,
     _dim_at,

@@ -18,9 +18,9 @@ from dflow.ops.array import array_ops, creation_ops, select_ops, shape_ops, shap
 from dflow.ops.control_flow import control_flow_ops
 from dflow.ops.debugging import check_ops
 from dflow.ops.linalg import diag_ops
-from dflow.ops.linear_operators.linear_operator import (
-    LinearOperator,
-    LinearOperatorDiag,
+from dflow.ops.linear_operators.linear_operator import LinearOperator
+from dflow.ops.linear_operators.linear_operator_basic import LinearOperatorDiag
+from dflow.ops.linear_operators.linear_operator_util import (
     _adjoint,
     _assert_compatible_matrix_dimensions,
     _assert_not_ref_type,
