@@ -8,9 +8,9 @@
 distribution's name scope (``Normal/log_prob/...``) with TF's formulas.
 
 Samples use dflow's random streams, not TF's, so a seed gives other values than TF's.
-Reparameterized samples (``FULLY_REPARAMETERIZED``) differentiate through ``tf.gradients``,
-except that Gamma-based samples (``Gamma``, ``Beta``, ``Dirichlet``, ``StudentT``'s ``df``) have
-no gradient with respect to the Gamma concentration: dflow's ``RandomGamma`` has none.
+Reparameterized samples (``FULLY_REPARAMETERIZED``) differentiate through ``tf.gradients``; the
+Gamma-based ones (``Gamma``, ``Beta``, ``Dirichlet``, ``StudentT``'s ``df``) reach the Gamma
+concentration through ``RandomGamma``'s implicit gradient, as TF's.
 """
 
 from dflow.distributions import categorical, dirichlet, gamma, normal

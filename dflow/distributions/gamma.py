@@ -58,13 +58,8 @@ class Gamma(distribution.ScalarEventDistribution):
         """The inverse scale (beta)."""
         return self._rate
 
-
-
-
-
     def _sample_n(self, n, seed=None):
-        # dflow's RandomGamma has no gradient for alpha (TF's implicit one): the samples
-        # differentiate with respect to ``rate`` only.
+        # Differentiable in ``rate`` and, by TF's implicit reparameterisation, ``concentration``.
         return random_ops.random_gamma(shape=[n], alpha=self.concentration, beta=self.rate, dtype=self.dtype,
                                        seed=seed)
 

@@ -147,6 +147,11 @@ class Tensor:
         raise TypeError(f"Tensor {self.name} is a symbolic graph edge and cannot be pickled.")
 
 
+# dflow's own reads of a variable carry it as their ``var`` attr, as its writers do (see
+# ``Operation.inputs``); they are not writers.
+_VARIABLE_READ_TYPES = frozenset({"_ReadVariable", "_VariableInitializedValue"})
+
+
 class Operation:
     """A node of the graph: one op of registered ``type``.
 
@@ -188,7 +193,19 @@ class Operation:
 
     @property
     def inputs(self) -> list:
-        return list(self._inputs)
+        """The op's input tensors, as TF lists them: an op that writes variables (``Assign``,
+        ``AssignAdd``, ``ScatterUpdate``, ``CountUpTo``, an optimizer's ``Apply*``) takes them
+        first, as TF1's reference inputs, so ``x/Assign``'s inputs are ``[x, initial value]`` and
+        ``ApplyAdam``'s ``[var, m, v, beta1_power, ...]``. Those edges are references: the op writes
+        the variable's buffer, it does not wait for its value, and its kernel gets only the rest."""
+        return self._ref_inputs() + list(self._inputs)
+
+    def _ref_inputs(self) -> list:
+        """The variables this op writes, as the tensors of their ``VariableV2`` ops (see ``inputs``)."""
+        var = self._attrs.get("var")
+        if not isinstance(var, Operation) or self._type in _VARIABLE_READ_TYPES:
+            return []
+        return [v._outputs[0] for v in (var, *self._attrs.get("slots", ())) if v._outputs]
 
     @property
     def outputs(self) -> list:

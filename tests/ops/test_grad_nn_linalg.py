@@ -482,7 +482,7 @@ def test_random_distribution_parameters_get_gradients():
     g_mean, g_stddev = tf.gradients(normal_, [mean, stddev], grad_ys=u2)
     g_lo, g_hi = tf.gradients(uniform, [lo, hi], grad_ys=u4)
     g_alpha, g_beta = tf.gradients(gamma, [alpha, beta], grad_ys=u5)
-    assert g_alpha is None  # RandomGamma is not differentiated (TF1 differentiates it implicitly)
+    assert g_alpha is not None  # TF's implicit reparameterisation (test_random_ops checks its figures)
     feed = {mean: [1.0, 2.0, 3.0], stddev: 2.0, lo: 1.0, hi: 3.0, alpha: 2.0, beta: [1.0, 2.0, 4.0]}
     with tf.Session() as sess:
         n, gm, gs, un, gl, gh, ga, gb = sess.run([normal_, g_mean, g_stddev, uniform, g_lo, g_hi, gamma, g_beta], feed)
@@ -497,7 +497,7 @@ def test_random_distribution_parameters_get_gradients():
 # -- what is not differentiable ---------------------------------------------------------------------
 
 NOT_DIFFERENTIABLE = ["InTopKV2", "RandomStandardNormal", "RandomUniform", "TruncatedNormal", "RandomUniformInt",
-                      "RandomShuffle", "Multinomial", "RandomGamma", "RandomPoissonV2"]
+                      "RandomShuffle", "Multinomial", "RandomPoissonV2"]
 
 
 @pytest.mark.parametrize("op_type", NOT_DIFFERENTIABLE)
@@ -511,7 +511,6 @@ def test_not_differentiable_ops_give_none():
     assert tf.gradients(tf.random_shuffle(x), x) == [None]
     assert tf.gradients(tf.cast(tf.nn.in_top_k(x, targets, 2), tf.float32), x) == [None]
     assert tf.gradients(tf.cast(tf.multinomial(x, 2), tf.float32), x) == [None]
-    assert tf.gradients(tf.random_gamma([2], x), x) == [None]
     assert tf.gradients(tf.random_poisson(x, [2]), x) == [None]
     # Labels of the v1 cross-entropy and of the sparse one get no gradient.
     labels = tf.placeholder(tf.float32, [4, 3])
@@ -529,6 +528,7 @@ MODULES |= {"dflow.ops.random.random_ops"}
 # Gradient-only kernels without second derivatives (they raise LookupError if asked for one).
 FIRST_ORDER_ONLY = {"_NormGrad", "_EinsumGradExpand"}
 CHECKED_ELSEWHERE = {"_Dropout"}  # test_dropout_gradient_is_the_kept_mask_scaled
+CHECKED_ELSEWHERE |= {"RandomGamma"}  # tests/ops/test_random_ops.py (a statistical check)
 # The 3-D and depthwise convolutions and pools: tests/ops/test_conv_variants.py.
 CHECKED_ELSEWHERE |= {"Conv",  # tests/ops/test_misc_top_level.py
                       "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "DepthwiseConv2dNative",

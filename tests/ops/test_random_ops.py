@@ -255,3 +255,16 @@ def test_runtime_errors_are_invalid_argument(build, match):
     y = build()
     with pytest.raises(tf.errors.InvalidArgumentError, match=match):
         run(y)
+
+
+def test_random_gamma_is_differentiable_in_alpha_as_tf_implicitly_reparameterises_it():
+    """d mean(samples) / d alpha: 1 for Gamma(alpha, 1) (TF 2.15 compat.v1, 20 000 draws: 1.007,
+    0.998, 1.0); through tf.distributions.Gamma(rate=2), mean over 3 alphas: 1/6 each."""
+    a = tf.constant([0.5, 2.0, 7.0])
+    g = tf.gradients(tf.reduce_mean(tf.random_gamma([20000], a, seed=1), 0), a)[0]
+    d = tf.distributions.Gamma(concentration=a, rate=tf.constant(2.0))
+    g2 = tf.gradients(tf.reduce_mean(d.sample(20000, seed=3)), a)[0]
+    with tf.Session() as sess:
+        got, got2 = sess.run([g, g2])
+    np.testing.assert_allclose(got, [1.0, 1.0, 1.0], atol=0.03)
+    np.testing.assert_allclose(got2, [1 / 6] * 3, atol=0.005)

@@ -343,3 +343,29 @@ def test_variable_defs_under_an_import_scope(tmp_path):
         with tf.Session() as s:
             s.run(again.initializer)
             assert s.run(again) == 5.0
+
+
+def test_writers_list_their_variables_first_as_tf1s_reference_inputs():
+    """TF1's graph as programs read it (figures from TF 2.15 compat.v1): ``x/Assign``'s inputs are
+    ``[x, initial value]``, so feeding ``inputs[1]`` sets a variable's initial value; an optimizer's
+    ``Apply*`` takes the variable (and its slots) first; the kernels still get values only."""
+    with tf.variable_scope("hidden1"):
+        w = tf.get_variable("kernel", [3, 2])
+    b = tf.Variable([1.0, 2.0], name="b")
+    g = tf.get_default_graph()
+    assign = g.get_operation_by_name("hidden1/kernel/Assign")
+    assert [t.name for t in assign.inputs] == ["hidden1/kernel:0", "hidden1/kernel/Initializer/random_uniform:0"]
+    assert [t.name for t in g.get_operation_by_name("b/read").inputs] == ["b:0"]
+    loss = tf.reduce_sum(b * b) + tf.reduce_sum(w)
+    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    adam = g.get_operation_by_name("Adam/update_b/ApplyAdam")
+    assert [t.name for t in adam.inputs[:4]] == ["b:0", "b/Adam:0", "b/Adam_1:0", "beta1_power/read:0"]
+    assert len(adam.inputs) == 10  # as TF's: var, m, v, 2 powers, lr, beta1, beta2, epsilon, grad
+    count = tf.count_up_to(tf.Variable(0, name="c"), 3)
+    assert [t.name for t in count.op.inputs] == ["c:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer(), {assign.inputs[1]: np.full((3, 2), 0.5, np.float32)})
+        np.testing.assert_allclose(sess.run(w), np.full((3, 2), 0.5))
+        sess.run(train)
+        assert sess.run(count) == 0
+        np.testing.assert_allclose(sess.run(b), [0.9, 1.9], rtol=1e-5)

@@ -113,7 +113,8 @@ def test_apply_gradients_builds_tf1_graph():
         ("Adam/value", "Const"), ("Adam", "AssignAdd")]
     assert train is tf.get_default_graph().get_operation_by_name("Adam")
     assert train.control_inputs == []
-    assert [c.name for c in train.inputs[0].op.control_inputs] == ["Adam/update"]
+    assert [t.name for t in train.inputs] == ["global_step:0", "Adam/value:0"]  # TF's ref input first
+    assert [c.name for c in train.inputs[1].op.control_inputs] == ["Adam/update"]
     update = tf.get_default_graph().get_operation_by_name("Adam/update")
     assert [c.name for c in update.control_inputs] == ["Adam/update_w/ApplyAdam", "Adam/update_b/ApplyAdam",
                                                       "Adam/Assign", "Adam/Assign_1"]

@@ -221,9 +221,8 @@ def _truncated_normal(rng, shape, dtype):
 register("RandomStandardNormal", infer=_shape_infer, make_kernel=stateful_kernel(_standard_normal), stateful=True)
 register("RandomUniform", infer=_shape_infer, make_kernel=stateful_kernel(_uniform), stateful=True)
 register("TruncatedNormal", infer=_shape_infer, make_kernel=stateful_kernel(_truncated_normal), stateful=True)
-# Samples are not differentiable with respect to their shape (nor, in dflow, to
-# RandomGamma's alpha, which TF differentiates implicitly); gradients still
-# reach the mean, stddev, bounds and rate of the affine parts below.
+# Samples are not differentiable with respect to their shape; gradients still reach the mean,
+# stddev, bounds and rate of the affine parts below, and RandomGamma's alpha (implicitly, below).
 for _op_type in ("RandomStandardNormal", "RandomUniform", "TruncatedNormal"):
     not_differentiable(_op_type)
 
@@ -320,7 +319,27 @@ def _gamma(rng, shape, alpha):
 
 
 register("RandomGamma", infer=_gamma_infer, make_kernel=stateful_kernel(_gamma), stateful=True)
-not_differentiable("RandomGamma")
+
+
+def implicit_gamma_grad(alpha: Tensor, sample: Tensor, grad: Tensor, what: str) -> Tensor:
+    """The gradient reaching ``alpha`` from Gamma(alpha, 1) samples ``sample`` (shaped ``[...] +
+    alpha.shape``), by TF's implicit reparameterisation: d sample / d alpha = -(dP/d alpha)(alpha, x)
+    / density(x; alpha), P the regularized lower incomplete gamma function."""
+    from dflow.ops.array import creation_ops
+    from dflow.ops.math import math_ops, reduction_ops, special_math_ops
+
+    if sample.shape.ndims is None or alpha.shape.ndims is None:
+        raise NotImplementedError(f"{what} gradient: needs the ranks of alpha and the samples")
+    lead = sample.shape.ndims - alpha.shape.ndims
+    a = alpha + creation_ops.zeros_like(sample)  # alpha's shape ends the samples' shape
+    log_density = (a - 1) * math_ops.log(sample) - sample - special_math_ops.lgamma(a)
+    partial = -apply_op("IgammaGradA", [a, sample]).outputs[0] / math_ops.exp(log_density)
+    return reduction_ops.reduce_sum(grad * partial, axis=list(range(lead))) if lead else grad * partial
+
+
+@gradient("RandomGamma")
+def _random_gamma_grad(op, grad):
+    return [None, implicit_gamma_grad(op._inputs[1], op._outputs[0], grad, "random_gamma")]
 
 
 def _poisson_infer(op):

@@ -26,7 +26,7 @@ from dflow.framework.op_registry import apply_op, gradient, not_differentiable, 
 from dflow.framework.tensor_shape import TensorShape, broadcast_shapes
 from dflow.kernels import philox as _philox
 from dflow.ops._common import invalid_argument
-from dflow.ops.random.random_ops import _float_dtype, dims_of, shape_from_tensor, shape_tensor
+from dflow.ops.random.random_ops import _float_dtype, dims_of, implicit_gamma_grad, shape_from_tensor, shape_tensor
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 _INTS = (dtypes.int32, dtypes.int64)
@@ -345,16 +345,7 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
 
 @gradient("StatelessRandomGammaV2")
 def _stateless_gamma_grad(op, grad):
-    """TF's implicit reparameterisation: d sample / d alpha = -(∂P/∂alpha)(alpha, x) / density(x; alpha)."""
-    alpha, sample = op._inputs[2], op._outputs[0]
-    if sample.shape.ndims is None or alpha.shape.ndims is None:
-        raise NotImplementedError("stateless_gamma gradient: needs the ranks of alpha and the samples")
-    lead = sample.shape.ndims - alpha.shape.ndims
-    a = alpha + creation_ops.zeros_like(sample)  # alpha's shape ends the samples' shape
-    log_density = (a - 1) * math_ops.log(sample) - sample - special_math_ops.lgamma(a)
-    partial = -apply_op("IgammaGradA", [a, sample]).outputs[0] / math_ops.exp(log_density)
-    total = reduction_ops.reduce_sum(grad * partial, axis=list(range(lead))) if lead else grad * partial
-    return [None, None, total]
+    return [None, None, implicit_gamma_grad(op._inputs[2], op._outputs[0], grad, "stateless_gamma")]
 
 
 # -- seeds: fold_in, split, create_rng_state, Algorithm ------------------------------------------------------
@@ -387,5 +378,5 @@ def fold_in(seed, data, alg="auto_select") -> Tensor:
 
 
 from dflow.ops.array import array_ops, creation_ops, tiling_ops  # noqa: E402 - composite helpers
-from dflow.ops.math import math_ops, reduction_ops, special_math_ops  # noqa: E402 - composite helpers
+from dflow.ops.math import math_ops  # noqa: E402 - composite helpers
 

@@ -34,6 +34,7 @@ from dflow.framework.graph import (
     name_scope,
 )
 from dflow.framework.op_registry import apply_op, gradient, not_differentiable, register
+from dflow.framework.tensor import _VARIABLE_READ_TYPES
 from dflow.framework.tensor_shape import TensorShape, as_shape
 from dflow.ops.state import variable_defs
 from dflow.ops.state.resources import update_in_place
@@ -225,7 +226,7 @@ not_differentiable("_VariableInitializedValue")
 # variable's snapshot keeps its value, as in TF1; ``value()`` and conversions of
 # it inside such a block are fresh reads (TF1 makes a ReadVariableOp there).
 
-_READ_TYPES = frozenset({"_ReadVariable", "_VariableInitializedValue"})
+_READ_TYPES = _VARIABLE_READ_TYPES
 
 
 def _resource_variables(graph) -> set:
