@@ -140,6 +140,7 @@ from dflow.train.optimizers import proximal_adagrad as _proximal_adagrad  # noqa
 from dflow.train import training_loops as _training_loops  # noqa: F401, E402 - tf.train.checkpoints_iterator, basic_train_loop
 from dflow.train.checkpoints import warm_starting as _warm_starting  # noqa: F401, E402 - tf.train.warm_start, VocabInfo
 from dflow.framework import load_library as _load_library  # noqa: F401, E402 - tf.load_op_library (refused), tf.OpError
+from dflow.framework import compat_util as _compat_util  # noqa: F401, E402 - tf.compat.as_bytes, as_str, as_text, ...
 from dflow.ops.array import fake_quant_ops as _fake_quant_ops  # noqa: F401, E402 - tf.fake_quant_*, tf.quantization.fake_quant_*
 from dflow.ops.state import session_ops as _session_ops  # noqa: F401, E402 - tf.get_session_handle, tf.get_session_tensor, ...
 from dflow.functions import module as _module  # noqa: F401, E402 - tf.Module, tf.variable_creator_scope
@@ -154,7 +155,9 @@ from dflow.ops.nn import sdca_ops as _sdca_ops  # noqa: F401, E402 - tf.train.sd
 from dflow.ops.ragged import ragged_fill_ops as _ragged_fill_ops  # noqa: F401, E402 - tf.ragged_fill_empty_rows
 from dflow.ops.array import quantize_ops as _quantize_ops  # noqa: F401, E402 - tf.quantize*, tf.dequantize, tf.quantized_concat
 
-__version__ = _versions.DFLOW_VERSION
+# TF1 programs read tf.__version__ as TF's (StrictVersion(tf.__version__) checks, .startswith("1.")): the
+# TF1 API version dflow implements, like tf.VERSION; dflow's own release is platform.versions.DFLOW_VERSION.
+__version__ = _versions.VERSION
 
 # TF1 kernels return inf/nan quietly; numpy warns. Silence numpy's RuntimeWarnings
 # raised inside op kernels and partition programs only.
@@ -164,6 +167,10 @@ for _name in ("Graph", "Tensor", "Operation", "GraphKeys", "get_default_graph", 
               "name_scope", "control_dependencies", "device", "colocate_with", "add_to_collection",
               "add_to_collections", "get_collection", "get_collection_ref", "set_random_seed"):
     _export(_name, getattr(_graph, _name))
+    # TF1 programs reach the graph through ``from tensorflow.python.framework import ops``
+    # (``ops.reset_default_graph()``): that module's graph names.
+    _export(f"python.framework.ops.{_name}", getattr(_graph, _name))
+_export("python.framework.ops.convert_to_tensor", _constant_op.convert_to_tensor)
 _export("random.set_random_seed", _graph.set_random_seed)
 _export("compat.v1.set_random_seed", _graph.set_random_seed)
 _export("DeviceSpec", DeviceSpec)

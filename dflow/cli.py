@@ -215,10 +215,10 @@ def _version(dist: str) -> str:
 
 
 def run_info(args) -> int:
-    import dflow
     from dflow.cluster.local_cluster import visible_gpus
+    from dflow.platform.versions import DFLOW_VERSION, VERSION
 
-    _say(f"dflow        {dflow.__version__}")
+    _say(f"dflow        {DFLOW_VERSION} (TensorFlow {VERSION} API)")
     for dist in ("dask", "distributed", "numpy", "bokeh"):
         _say(f"{dist:<12} {_version(dist)}")
     _say(f"python       {platform.python_version()}")

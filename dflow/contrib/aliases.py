@@ -9,9 +9,12 @@
   ``tf.contrib.rnn`` re-exported from ``tf.nn`` (the same objects).
 
 ``tf.contrib.layers``' layer functions are in ``layers.py`` (``batch_norm.py``, ``optimizers.py``,
-``summaries.py``), ``tf.contrib.framework`` in ``framework.py``, and ``seq2seq/``, ``crf.py``,
-``opt.py``, ``training.py``, ``learn.py`` and ``rnn_extra.py`` hold those namespaces; ``slim`` and
-``legacy_seq2seq`` are not provided yet (docs/porting.md).
+``summaries.py``, ``layers_extra.py``: ``separable_conv2d``), ``tf.contrib.framework`` in ``framework.py``
+(``assign_fns.py``: ``assign_from_checkpoint_fn``, ``assign_from_values_fn``), and ``seq2seq/``,
+``legacy_seq2seq.py``, ``crf.py``, ``opt.py``, ``training.py``, ``learn.py``, ``rnn_extra.py``,
+``metrics.py`` (``tf.contrib.metrics``), ``losses.py`` (``tf.contrib.losses``), ``distributions.py``
+and ``slim/`` (``tf.contrib.slim``: ``learning``, ``evaluation``, ``summaries``, ``utils``) hold those
+namespaces (docs/porting.md says what each lacks).
 """
 
 from __future__ import annotations

@@ -66,10 +66,30 @@ def _collect_named_outputs(collections, alias, outputs):
         else:
             try:
                 outputs.aliases = [alias]
-            except AttributeError:  # dflow's Tensor has fixed slots: no ``aliases`` (TF's can take one)
-                pass
+            except AttributeError:  # dflow's Tensor has fixed slots: the graph keeps its aliases instead
+                _graph_aliases(get_default_graph()).setdefault(outputs, []).append(alias)
         get_default_graph().add_to_collections(collections, outputs)
     return outputs
+
+
+def _graph_aliases(graph) -> dict:
+    """The graph's table ``tensor -> [alias, ...]`` for tensors that take no ``aliases`` attribute."""
+    table = getattr(graph, "_contrib_tensor_aliases", None)
+    if table is None:
+        table = graph._contrib_tensor_aliases = {}
+    return table
+
+
+def get_tensor_aliases(tensor) -> list:
+    """contrib's ``utils.get_tensor_aliases``: the aliases ``outputs_collections`` gave ``tensor``, else its
+    name less ``:0``."""
+    if hasattr(tensor, "aliases"):
+        return list(tensor.aliases)
+    graph = getattr(tensor, "graph", None)
+    aliases = _graph_aliases(graph).get(tensor) if graph is not None else None
+    if aliases:
+        return list(aliases)
+    return [tensor.name[:-2] if tensor.name[-2:] == ":0" else tensor.name]
 
 
 def _model_variable_getter(getter, name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=True,

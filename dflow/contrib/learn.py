@@ -1,5 +1,6 @@
 """``tf.contrib.learn``'s pieces that ported programs still touch: ``ModeKeys`` and the MNIST reader
-``datasets.mnist.read_data_sets`` (``datasets.load_dataset("mnist")``).
+``datasets.mnist.read_data_sets`` (``datasets.load_dataset("mnist")``; also at TF 1's module path
+``tf.contrib.learn.python.learn.datasets.mnist``).
 
 dflow fetches nothing from the network: ``read_data_sets(train_dir)`` reads the four standard
 files (``train-images-idx3-ubyte.gz``, ``train-labels-idx1-ubyte.gz``, ``t10k-images-idx3-ubyte.gz``,
@@ -13,6 +14,7 @@ the validation set; images are ``float32`` in ``[0, 1]`` (or ``uint8``), flatten
 from __future__ import annotations
 
 import collections
+import csv
 import gzip
 import os
 
@@ -33,6 +35,36 @@ class ModeKeys:
 
 Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])
 tf_export("contrib.learn.datasets.base.Datasets")(Datasets)
+Dataset = collections.namedtuple("Dataset", ["data", "target"])
+tf_export("contrib.learn.datasets.base.Dataset")(Dataset)
+
+
+@tf_export("contrib.learn.datasets.base.load_csv_with_header")
+def load_csv_with_header(filename, target_dtype, features_dtype, target_column=-1):
+    """A CSV file whose first row is ``n_samples,n_features,...`` as a ``Dataset(data, target)``; the
+    ``target_column`` of each row is its target (TF 1.15's ``base.load_csv_with_header``)."""
+    with open(filename, newline="") as f:
+        rows = csv.reader(f)
+        header = next(rows)
+        n_samples, n_features = int(header[0]), int(header[1])
+        data = np.zeros((n_samples, n_features), dtype=features_dtype)
+        target = np.zeros((n_samples,), dtype=target_dtype)
+        for i, row in enumerate(rows):
+            target[i] = np.asarray(row.pop(target_column), dtype=target_dtype)
+            data[i] = np.asarray(row, dtype=features_dtype)
+    return Dataset(data=data, target=target)
+
+
+@tf_export("contrib.learn.datasets.base.load_csv_without_header")
+def load_csv_without_header(filename, target_dtype, features_dtype, target_column=-1):
+    """A headerless CSV file as a ``Dataset(data, target)``; the ``target_column`` of each row is its
+    target (TF 1.15's ``base.load_csv_without_header``)."""
+    data, target = [], []
+    with open(filename, newline="") as f:
+        for row in csv.reader(f):
+            target.append(row.pop(target_column))
+            data.append(np.asarray(row, dtype=features_dtype))
+    return Dataset(data=np.array(data), target=np.array(target, dtype=target_dtype))
 
 TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
 TRAIN_LABELS = "train-labels-idx1-ubyte.gz"
@@ -53,7 +85,7 @@ def _read32(bytestream) -> int:
     return int(np.frombuffer(bytestream.read(4), dtype=np.dtype(np.uint32).newbyteorder(">"))[0])
 
 
-@tf_export("contrib.learn.datasets.mnist.extract_images")
+@tf_export("contrib.learn.datasets.mnist.extract_images", "contrib.learn.python.learn.datasets.mnist.extract_images")
 def extract_images(f):
     """The images of a gzip IDX file object (magic 2051) as a ``uint8`` array ``[index, y, x, 1]``."""
     with gzip.GzipFile(fileobj=f) as bytestream:
@@ -66,7 +98,8 @@ def extract_images(f):
         return data.reshape(num_images, rows, cols, 1)
 
 
-@tf_export("contrib.learn.datasets.mnist.dense_to_one_hot")
+@tf_export("contrib.learn.datasets.mnist.dense_to_one_hot",
+           "contrib.learn.python.learn.datasets.mnist.dense_to_one_hot")
 def dense_to_one_hot(labels_dense, num_classes):
     """Class indices ``[n]`` as one-hot rows ``[n, num_classes]``."""
     num_labels = labels_dense.shape[0]
@@ -76,7 +109,7 @@ def dense_to_one_hot(labels_dense, num_classes):
     return labels_one_hot
 
 
-@tf_export("contrib.learn.datasets.mnist.extract_labels")
+@tf_export("contrib.learn.datasets.mnist.extract_labels", "contrib.learn.python.learn.datasets.mnist.extract_labels")
 def extract_labels(f, one_hot=False, num_classes=10):
     """The labels of a gzip IDX file object (magic 2049): ``uint8 [index]``, or one-hot rows."""
     with gzip.GzipFile(fileobj=f) as bytestream:
@@ -88,7 +121,7 @@ def extract_labels(f, one_hot=False, num_classes=10):
         return dense_to_one_hot(labels, num_classes) if one_hot else labels
 
 
-@tf_export("contrib.learn.datasets.mnist.DataSet")
+@tf_export("contrib.learn.datasets.mnist.DataSet", "contrib.learn.python.learn.datasets.mnist.DataSet")
 class DataSet:
     """Images and labels held in memory, served in (shuffled) mini-batches by ``next_batch``."""
 
@@ -154,7 +187,7 @@ class DataSet:
         return self._images[start:end], self._labels[start:end]
 
 
-@tf_export("contrib.learn.datasets.mnist.read_data_sets")
+@tf_export("contrib.learn.datasets.mnist.read_data_sets", "contrib.learn.python.learn.datasets.mnist.read_data_sets")
 def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float32, reshape=True,
                    validation_size=5000, seed=None, source_url=None):
     """MNIST from the four gzip IDX files in ``train_dir``: ``Datasets(train, validation, test)``.
@@ -190,7 +223,7 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float
                     test=DataSet(test_images, test_labels, **options))
 
 
-@tf_export("contrib.learn.datasets.mnist.load_mnist")
+@tf_export("contrib.learn.datasets.mnist.load_mnist", "contrib.learn.python.learn.datasets.mnist.load_mnist")
 def load_mnist(train_dir="MNIST-data"):
     """``read_data_sets(train_dir)``."""
     return read_data_sets(train_dir)

@@ -74,7 +74,7 @@ def _tensor_args(*args) -> list:
     return [a for a in args if isinstance(a, Tensor)]
 
 
-@tf_export("data.Dataset")
+@tf_export("data.Dataset", "contrib.data.Dataset")  # contrib.data.Dataset: TF 1.2-1.3's name
 class DatasetV1(structure.HasElementSpec):
     """A sequence of elements, each a nested structure of tensors (TF1's ``tf.data.Dataset``).
 

@@ -33,12 +33,24 @@ def shuffle_and_repeat(buffer_size, count=None, seed=None):
     return lambda dataset: dataset.shuffle(buffer_size, seed=seed).repeat(count)
 
 
-@tf_export("data.experimental.map_and_batch")
+@tf_export("data.experimental.map_and_batch", "contrib.data.map_and_batch")
 def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False, num_parallel_calls=None):
     """``dataset.map(map_func).batch(batch_size, drop_remainder)``."""
     if num_parallel_batches is not None and num_parallel_calls is not None:
         raise ValueError("`num_parallel_batches` and `num_parallel_calls` are mutually exclusive.")
     return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+@tf_export("data.experimental.parallel_interleave", "contrib.data.parallel_interleave")
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,
+                        prefetch_input_elements=None):
+    """``dataset.interleave(map_func, cycle_length, block_length)`` as a transformation for ``apply``.
+
+    TF's parallel version gives the same elements in the same order; ``sloppy=True`` only allows it
+    to give them out of order, so the deterministic order is one it may give. The buffer sizes only
+    tune TF's prefetching.
+    """
+    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
 
 
 @tf_export("data.experimental.parse_example_dataset")

@@ -103,6 +103,7 @@ def _where(op) -> str:
 # the op's attrs: graph and meta-graph files (a Saver writes one) then hold every
 # op, and an imported graph's initializers say what is missing when run.
 _DATASETS_ATTR = "_dflow_datasets"
+_DATASET_INPUTS_ATTR = "_dflow_dataset_inputs"
 
 
 def _set_dataset(op, dataset: DatasetV1) -> None:
@@ -182,7 +183,7 @@ register("OneShotIterator", infer=_handle_infer, make_kernel=_make_one_shot, sta
 
 
 def _make_make_iterator(op, resources):
-    tensors = list(op._inputs[1:])
+    tensors = _dataset_inputs(op)
     functions = _functions(op, resources, op._inputs[0]._op)
 
     def kernel(res, *values):
@@ -355,9 +356,32 @@ class Iterator(structure.HasElementSpec):
 
 
 def _make_iterator_op(handle: Tensor, dataset: DatasetV1, name: str):
-    op = apply_op("MakeIterator", [handle, *dataset._graph_inputs()], name=name)
+    inputs = dataset._graph_inputs()
+    op_inputs = [t if t.graph is handle.graph else _captured_by_value(t, handle) for t in inputs]
+    op = apply_op("MakeIterator", [handle, *op_inputs], name=name)
     _set_dataset(op, dataset)
+    if any(a is not b for a, b in zip(inputs, op_inputs)):
+        op._graph.__dict__.setdefault(_DATASET_INPUTS_ATTR, {})[op] = inputs
     return op
+
+
+def _captured_by_value(t: Tensor, handle: Tensor) -> Tensor:
+    """A constant input of a dataset built in another graph, copied into the iterator's graph: TF1
+    captured such datasets by value (an Estimator's ``input_fn`` may return a dataset built before
+    the Estimator made its graph)."""
+    from dflow.framework.constant_op import constant
+    from dflow.framework.op_registry import constant_value
+
+    value = constant_value(t)
+    if value is None:
+        raise ValueError(f"{t} must be from the same graph as {handle}.")
+    with handle.graph.as_default():
+        return constant(value, dtype=t.dtype)
+
+
+def _dataset_inputs(op) -> list:
+    """The dataset's graph inputs whose values a ``MakeIterator`` op's inputs carry, in order."""
+    return op._graph.__dict__.get(_DATASET_INPUTS_ATTR, {}).get(op) or list(op._inputs[1:])
 
 
 def _check_capturable(dataset: DatasetV1) -> None:

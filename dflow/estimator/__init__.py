@@ -13,4 +13,5 @@ from dflow.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
 
 __all__ = ["Estimator", "EstimatorSpec", "EvalSpec", "ModeKeys", "RunConfig", "TrainSpec", "WarmStartSettings",
            "inputs", "train_and_evaluate"]
-from dflow.estimator import canned, export  # noqa: E402, F401 - tf.estimator.DNNClassifier & co., tf.estimator.export.*
+# tf.estimator.DNNClassifier & co., tf.estimator.export.*, tf.estimator.tpu.* (= tf.contrib.tpu's TPUEstimator)
+from dflow.estimator import canned, export, tpu_estimator  # noqa: E402, F401

@@ -313,12 +313,20 @@ class Estimator:
         if "mode" in args:
             kwargs["mode"] = mode
         if "params" in args:
-            kwargs["params"] = self.params
+            kwargs["params"] = self._model_fn_params(mode)
         if "config" in args:
             kwargs["config"] = config
         _log.info("Calling model_fn.")
         result = self._model_fn(features=features, **kwargs)
         _log.info("Done calling model_fn.")
+        return self._as_estimator_spec(result)
+
+    def _model_fn_params(self, mode) -> dict:
+        """The ``params`` the model function gets in ``mode`` (a subclass may add to them)."""
+        return self.params
+
+    def _as_estimator_spec(self, result) -> EstimatorSpec:
+        """The model function's ``result`` as an ``EstimatorSpec`` (a subclass may convert its own)."""
         if not isinstance(result, EstimatorSpec):
             raise ValueError("model_fn should return an EstimatorSpec.")
         return result
@@ -476,8 +484,10 @@ class Estimator:
             return checkpoint_path
         resolved = self.latest_checkpoint()
         if not resolved:
-            raise ValueError(f"Could not find trained model in model_dir: {self._model_dir}. {what.capitalize()} "
-                             "needs a checkpoint: call train() first, or pass checkpoint_path.")
+            # TF 1.15 goes on with freshly initialised variables (BERT's extract_features relies on it: its
+            # model_fn restores the weights with init_from_checkpoint).
+            _log.info("Could not find trained model in model_dir: %s, running initialization to %s.",
+                      self._model_dir, what)
         return resolved
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):

@@ -4,8 +4,10 @@
 API of TensorFlow 1.15 (the last 1.x release), so scripts that branch on the
 version (``tf.VERSION.startswith("1.")``) take their TF1 path, which is the
 one dflow runs. TF 2.15's ``tf.compat.v1.VERSION`` says ``"2.15.1"``, but its
-graph-mode semantics there are the same TF1 ones. dflow's own release is
-``dflow.__version__``; ``GIT_VERSION`` names it.
+graph-mode semantics there are the same TF1 ones. ``dflow.__version__`` (TF1
+programs' ``tf.__version__``) is ``VERSION`` too, as in TF 1.15, since programs
+check it (``StrictVersion(tf.__version__) < StrictVersion("1.3.0")``). dflow's own release is
+``DFLOW_VERSION``; ``GIT_VERSION`` names it.
 
 There is no compiled TensorFlow here: ``COMPILER_VERSION`` is the compiler
 of the running Python, the C++ flags are 0, and the ``GraphDef`` versions are
@@ -20,7 +22,7 @@ from dflow._api import export_value
 from dflow.framework import graph_io
 
 VERSION = "1.15.5"
-DFLOW_VERSION = "0.1.0"  # dflow's release: dflow.__version__, and the package's version in setup.cfg
+DFLOW_VERSION = "0.1.0"  # dflow's release: `dflow info`, meta graphs, and the package's version in setup.cfg
 GIT_VERSION = f"dflow-{DFLOW_VERSION}"
 COMPILER_VERSION = platform.python_compiler()
 GRAPH_DEF_VERSION = graph_io.VERSION

@@ -59,6 +59,30 @@ class OptimizerOptions(_Message):
                "opt_level": 0, "global_jit_level": 0, "do_function_inlining": False}
 
 
+@tf_export("core.protobuf.rewriter_config_pb2.AutoParallelOptions")
+class AutoParallelOptions(_Message):
+    _fields = {"enable": False, "num_replicas": 0}
+
+
+@tf_export("core.protobuf.rewriter_config_pb2.RewriterConfig")
+class RewriterConfig(_Message):
+    """TF1's Grappler settings (``GraphOptions.rewrite_options``): kept and reported; dflow has no graph
+    optimizer, so they change nothing. The toggles are ``DEFAULT``/``ON``/``OFF``/``AGGRESSIVE``."""
+
+    DEFAULT = 0
+    ON = 1
+    OFF = 2
+    AGGRESSIVE = 3
+    _fields = {"layout_optimizer": 0, "constant_folding": 0, "shape_optimization": 0, "remapping": 0,
+               "arithmetic_optimization": 0, "dependency_optimization": 0, "loop_optimization": 0,
+               "function_optimization": 0, "debug_stripper": 0, "disable_model_pruning": False,
+               "scoped_allocator_optimization": 0, "pin_to_host_optimization": 0,
+               "implementation_selector": 0, "auto_mixed_precision": 0, "disable_meta_optimizer": False,
+               "meta_optimizer_iterations": 0, "min_graph_nodes": 0, "memory_optimization": 0,
+               "memory_optimizer_target_node_name_scope": "", "auto_parallel": AutoParallelOptions,
+               "optimizers": list, "custom_optimizers": list}
+
+
 @tf_export("GraphOptions")
 class GraphOptions(_Message):
     _fields = {"optimizer_options": OptimizerOptions, "enable_bfloat16_sendrecv": False,

@@ -131,6 +131,20 @@ def list_logical_devices(device_type=None) -> list:
     return _of_type(out, device_type)
 
 
+DeviceAttributes = collections.namedtuple(
+    "DeviceAttributes", ["name", "device_type", "memory_limit", "locality", "incarnation", "physical_device_desc"])
+DeviceAttributes.__doc__ = "TF's ``DeviceAttributes`` message of one device, as ``device_lib`` lists them."
+
+
+@tf_export("python.client.device_lib.list_local_devices")
+def list_local_devices(session_config=None) -> list:
+    """TF1's ``device_lib.list_local_devices()`` (``from tensorflow.python.client import device_lib``):
+    the ``DeviceAttributes`` of each device ops may use, ``/device:CPU:0`` first (``device_type``
+    ``"CPU"``/``"GPU"``, ``memory_limit`` in bytes: TF's 256 MiB for the CPU, 0 where unknown)."""
+    return [DeviceAttributes(d.name, d.device_type, 268435456 if d.device_type == "CPU" else 0, {}, i + 1, "")
+            for i, d in enumerate(list_logical_devices())]
+
+
 @tf_export("config.set_logical_device_configuration", "config.experimental.set_virtual_device_configuration")
 def set_logical_device_configuration(device, logical_devices) -> None:
     """Records how ``device`` is presented; dflow presents each physical device as one logical device."""

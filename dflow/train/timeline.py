@@ -6,13 +6,30 @@ arrows, tensor objects and memory counters. ``tf.train.ProfilerHook`` writes the
 
 from __future__ import annotations
 
+import json
 import re
+
+from dflow._api import tf_export
 
 
 def chrome_trace(step_stats, show_dataflow: bool = True, show_memory: bool = False) -> dict:
     """A Chrome trace (``{"traceEvents": [...]}``) of ``RunMetadata.step_stats``, as TF's
     ``Timeline(step_stats).generate_chrome_trace_format(show_dataflow, show_memory)`` makes it."""
     return _Timeline(step_stats).trace(show_dataflow, show_memory)
+
+
+@tf_export("python.client.timeline.Timeline")
+class Timeline:
+    """TF's ``tensorflow.python.client.timeline.Timeline`` (``from tensorflow.python.client import
+    timeline``): ``generate_chrome_trace_format`` is the trace of :func:`chrome_trace` as TF's JSON text."""
+
+    def __init__(self, step_stats, graph=None):
+        self._step_stats = step_stats
+        self._graph = graph
+
+    def generate_chrome_trace_format(self, show_dataflow: bool = True, show_memory: bool = False) -> str:
+        trace = chrome_trace(self._step_stats, show_dataflow=show_dataflow, show_memory=show_memory)
+        return json.dumps(trace, indent=4, separators=(",", ": "))
 
 
 def _event(ph: str, category: str, name: str, pid: int, tid: int, ts: int, **more) -> dict:

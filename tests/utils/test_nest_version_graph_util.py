@@ -56,10 +56,11 @@ def test_version_constants():
     import dflow
 
     assert tf.VERSION == tf.version.VERSION == "1.15.5"
-    assert tf.GIT_VERSION == tf.version.GIT_VERSION == f"dflow-{dflow.__version__}"
     from dflow.platform.versions import DFLOW_VERSION
 
-    assert DFLOW_VERSION == dflow.__version__  # what meta graphs record as dflow_version
+    assert tf.GIT_VERSION == tf.version.GIT_VERSION == f"dflow-{DFLOW_VERSION}"
+    # tf.__version__ is the TF1 API version, as TF 1.15's is: programs check it ("1.4" <= tf.__version__)
+    assert dflow.__version__ == tf.VERSION
     assert tf.version.GRAPH_DEF_VERSION == tf.GRAPH_DEF_VERSION == 1
     assert tf.GRAPH_DEF_VERSION_MIN_CONSUMER <= tf.GRAPH_DEF_VERSION
     assert (tf.CXX11_ABI_FLAG, tf.CXX_VERSION, tf.MONOLITHIC_BUILD) == (0, 0, 0)

@@ -553,3 +553,27 @@ def get_registered_schemes() -> list:
     except ImportError:
         known = []
     return ["", "file"] + [scheme for scheme in known if scheme != "file"]
+
+
+# TF1 programs also reach these through ``from tensorflow.python.lib.io import file_io``.
+for _name, _fn in (("file_exists", exists), ("recursive_create_dir", makedirs), ("create_dir", mkdir),
+                   ("delete_recursively", rmtree), ("is_directory", isdir), ("list_directory", listdir),
+                   ("get_matching_files", glob), ("rename", rename), ("copy", copy), ("stat", stat),
+                   ("delete_file", remove), ("walk", walk)):
+    tf_export(f"python.lib.io.file_io.{_name}")(_fn)
+tf_export("python.lib.io.file_io.FileIO")(GFile)
+del _name, _fn
+
+
+@tf_export("python.lib.io.file_io.write_string_to_file")
+def write_string_to_file(filename, file_content) -> None:
+    """Writes ``file_content`` (``str`` or ``bytes``) to ``filename``, replacing it."""
+    with GFile(_as_str(filename), mode="wb" if isinstance(file_content, bytes) else "w") as f:
+        f.write(file_content)
+
+
+@tf_export("python.lib.io.file_io.read_file_to_string")
+def read_file_to_string(filename, binary_mode: bool = False):
+    """The contents of ``filename``: ``bytes`` with ``binary_mode``, else ``str``."""
+    with GFile(_as_str(filename), mode="rb" if binary_mode else "r") as f:
+        return f.read()

@@ -251,6 +251,8 @@ def _strided_slice_kernel(input, begin, end, strides, begin_mask=0, end_mask=0, 
         if 0 in strides:
             raise _invalid(f"strides[{strides.index(0)}] must be non-zero")
         index = _numpy_index(begin, end, strides, *masks)
+    if isinstance(input, (bytes, str)):  # a scalar string element of a tf.data pipeline
+        input = np.asarray(input, dtype=object)  # noqa: A001
     try:
         return input[index]
     except IndexError:

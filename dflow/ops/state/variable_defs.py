@@ -10,6 +10,7 @@ has no protobuf runtime); names are TF 2.15's (``v:0``, ``v/Assign``, ``v/read:0
 
 from __future__ import annotations
 
+from dflow._api import tf_export
 from dflow.framework.graph import Tensor, get_default_graph, prepend_name_scope, scope_prefix, strip_name_scope
 
 
@@ -36,6 +37,7 @@ class SaveSliceInfoDef(_Record):
         self.var_shape = [int(d) for d in var_shape]
 
 
+@tf_export("core.framework.variable_pb2.VariableDef")
 class VariableDef(_Record):
     """The names of a variable's tensor, initial value, initializer op and read snapshot, its
     ``SaveSliceInfoDef`` and ``trainable``."""

@@ -1,0 +1,1 @@
+"""``tf.contrib.tensor_forest.python``: see ``tensor_forest``."""
