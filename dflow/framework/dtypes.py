@@ -147,7 +147,9 @@ class DType:
     def __repr__(self) -> str:
         return f"tf.{self.name}"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        # What TF1 prints: ``print(x.dtype)`` and TF's error messages show ``<dtype: 'float32'>``.
+        return f"<dtype: {self.name!r}>"
 
 
 float16 = DType("float16", np.float16, 19)
