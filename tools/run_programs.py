@@ -180,8 +180,9 @@ def prepare(program: Program, workdir: str, under_tf: bool) -> str:
     if "mnist" in program.entry:
         target = os.path.join(workdir, program.entry["mnist"])
         os.makedirs(target, exist_ok=True)
+        cache = _mnist_cache()
         for name in mnist_standin.FILES:
-            shutil.copy(os.path.join(_mnist_cache(), name), os.path.join(target, name))
+            shutil.copy(os.path.join(cache, name), os.path.join(target, name))
     path = os.path.join(workdir, os.path.basename(program.entry["file"]))
     with open(path, "w", encoding="utf-8") as f:
         f.write(program_text(program, under_tf))

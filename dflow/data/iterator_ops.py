@@ -103,7 +103,6 @@ def _where(op) -> str:
 # the op's attrs: graph and meta-graph files (a Saver writes one) then hold every
 # op, and an imported graph's initializers say what is missing when run.
 _DATASETS_ATTR = "_dflow_datasets"
-_DATASET_INPUTS_ATTR = "_dflow_dataset_inputs"
 
 
 def _set_dataset(op, dataset: DatasetV1) -> None:
@@ -360,8 +359,6 @@ def _make_iterator_op(handle: Tensor, dataset: DatasetV1, name: str):
     op_inputs = [t if t.graph is handle.graph else _captured_by_value(t, handle) for t in inputs]
     op = apply_op("MakeIterator", [handle, *op_inputs], name=name)
     _set_dataset(op, dataset)
-    if any(a is not b for a, b in zip(inputs, op_inputs)):
-        op._graph.__dict__.setdefault(_DATASET_INPUTS_ATTR, {})[op] = inputs
     return op
 
 
@@ -380,8 +377,10 @@ def _captured_by_value(t: Tensor, handle: Tensor) -> Tensor:
 
 
 def _dataset_inputs(op) -> list:
-    """The dataset's graph inputs whose values a ``MakeIterator`` op's inputs carry, in order."""
-    return op._graph.__dict__.get(_DATASET_INPUTS_ATTR, {}).get(op) or list(op._inputs[1:])
+    """The dataset's graph inputs whose values a ``MakeIterator`` op's inputs carry, in order (those of
+    its own graph when it was built in another)."""
+    dataset = op._graph.__dict__.get(_DATASETS_ATTR, {}).get(op)
+    return list(dataset._graph_inputs()) if dataset is not None else list(op._inputs[1:])
 
 
 def _check_capturable(dataset: DatasetV1) -> None:

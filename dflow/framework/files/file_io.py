@@ -46,7 +46,7 @@ import re
 import secrets
 from collections.abc import Callable
 
-from dflow.framework import errors
+from dflow.framework import compat_util, errors
 
 
 def _host_tag() -> str:
@@ -288,12 +288,8 @@ def open_file(path, mode: str = "rb"):
 
 
 def as_bytes(value, encoding: str = "utf-8") -> bytes:
-    """``value`` (bytes-like or str) as bytes, with TF's ``TypeError`` for anything else."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    if isinstance(value, str):
-        return value.encode(encoding)
-    raise TypeError(f"Expected binary or unicode string, got {value!r}")
+    """``tf.compat.as_bytes``, which also takes a ``memoryview`` (a record's buffer)."""
+    return bytes(value) if isinstance(value, memoryview) else compat_util.as_bytes(value, encoding)
 
 
 # TF1's gfile API lives in gfile.py; every name stays reachable as file_io.<name>.

@@ -24,6 +24,7 @@ from dflow.ops.math import counting_ops, math_ops, reduction_ops, sort_ops
 from dflow.ops.ragged import ragged_kernels
 from dflow.ops.ragged.ragged_tensor import RaggedTensor, convert_partition, is_ragged
 from dflow.ops.ragged.ragged_tensor_value import RaggedTensorValue
+from dflow.ops.ragged.row_partition import _lengths_to_splits
 
 
 def convert_to_tensor_or_ragged_tensor(value, dtype=None, preferred_dtype=None, name=None):
@@ -320,10 +321,6 @@ def _match_splits_dtypes(*values):
         raise ValueError("Input RaggedTensors have mismatched row_splits dtypes; use "
                          "RaggedTensor.with_row_splits_dtype() to convert them to compatible dtypes.")
     return kinds.pop() if kinds else dtypes.int64
-
-
-def _lengths_to_splits(lengths):
-    return array_ops.concat([array_ops.zeros([1], lengths.dtype), reduction_ops.cumsum(lengths)], axis=0)
 
 
 @tf_export("ragged.boolean_mask")
